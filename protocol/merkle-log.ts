@@ -162,6 +162,8 @@ export interface RestoreOptions {
 export class MerkleLog {
   readonly #store: MerkleNodeStore;
   #size: number;
+  // Newest node per level: an append only ever pairs with these, so it needs no store reads.
+  readonly #last: (Uint8Array | undefined)[] = [];
 
   /**
    * Opens a log over `store`, whose size is `store.count(0)`.
@@ -210,14 +212,16 @@ export class MerkleLog {
     for (const leaf of leafHashes) {
       let index = this.#size;
       let level = 0;
-      let hash = leaf;
+      let hash: Uint8Array = leaf.slice();
       this.#store.put(level, index, hash);
+      this.#last[level] = hash;
       created.push({ level, index, hash });
       while (index % 2 === 1) {
-        hash = nodeHash(this.#node(level, index - 1), hash);
+        hash = nodeHash(this.#last[level] ?? this.#node(level, index - 1), hash);
         level++;
         index = (index - 1) / 2;
         this.#store.put(level, index, hash);
+        this.#last[level] = hash;
         created.push({ level, index, hash });
       }
       this.#size++;

@@ -54,12 +54,14 @@ export function leafHash(data: Uint8Array): Uint8Array {
  */
 export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
   if (!isHash(left) || !isHash(right)) throw new TypeError('child hashes must be 32 bytes');
-  const buf = new Uint8Array(1 + 2 * HASH_LENGTH);
-  buf[0] = NODE_PREFIX;
-  buf.set(left, 1);
-  buf.set(right, 1 + HASH_LENGTH);
-  return sha256(buf);
+  // One reused input buffer: sha256 is synchronous and returns a fresh array, and this is the hot path.
+  nodeInput.set(left, 1);
+  nodeInput.set(right, 1 + HASH_LENGTH);
+  return sha256(nodeInput);
 }
+
+const nodeInput = new Uint8Array(1 + 2 * HASH_LENGTH);
+nodeInput[0] = NODE_PREFIX;
 
 /** True for a `Uint8Array` of exactly 32 bytes. */
 export const isHash = (value: unknown): value is Uint8Array =>

@@ -1,0 +1,59 @@
+// The Fastify app as a plugin tree; only api/server.ts listens.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import rateLimit from '@fastify/rate-limit';
+import type { Services } from '../services.ts';
+import servicesPlugin from './plugins/services.ts';
+import errorsPlugin from './plugins/errors.ts';
+import authPlugin from './plugins/auth.ts';
+import walletRoutes from './routes/wallet.ts';
+import playerRoutes from './routes/player.ts';
+import houseRoutes from './routes/house.ts';
+import configRoutes from './routes/config.ts';
+import devRoutes from './routes/dev.ts';
+import { ErrorEnvelope } from '../schemas/common.ts';
+import { tailDeps } from '../indexer/deps.ts';
+import { ApiError } from './errors.ts';
+
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: services.logger.child({ role: 'api' }) as FastifyBaseLogger,
+    disableRequestLogging: true,
+    trustProxy: true,
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ErrorEnvelope);
+  await app.register(servicesPlugin, { services });
+  await app.register(errorsPlugin);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Provably-Fair Wagering Service (Protocol V1)', version: '1.0.0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(rateLimit, {
+    max: services.config.RATE_LIMIT_MAX,
+    timeWindow: services.config.RATE_LIMIT_WINDOW_MS,
+    keyGenerator: (request) => request.headers.authorization ?? request.ip,
+    errorResponseBuilder: (_request, context) => new ApiError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),
+  });
+  await app.register(authPlugin);
+
+  const tail = tailDeps(services);
+  await app.register(
+    async (api) => {
+      await api.register(walletRoutes);
+      await api.register(configRoutes);
+      await api.register(playerRoutes, { tail });
+      await api.register(houseRoutes);
+      await api.register(devRoutes);
+    },
+    { prefix: '/api' },
+  );
+  return app;
+}

@@ -1,0 +1,39 @@
+// Dev faucet: registered only when the chain is the embedded localnet.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { address } from '@solana/kit';
+import { ApiError } from '../errors.ts';
+import { responses } from '../../schemas/common.ts';
+import { FaucetBody, FaucetResult } from '../../schemas/player.ts';
+import { AmountError, microToNumber, parseNonNegativeAmount } from '../../protocol/money.ts';
+import { fundFromFaucet } from '../../chain/genesis.ts';
+import { isWalletAddress } from './wallet.ts';
+
+const MAX_FAUCET_USDC = 1_000_000_000_000n;
+
+export default async function devRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { services } = app;
+  const faucet = services.faucet;
+  if (!faucet) return;
+
+  app.post(
+    '/dev/faucet',
+    { schema: { tags: ['dev'], summary: 'localnet only: airdrop SOL and mint dev USDC', body: FaucetBody, response: responses({ 200: FaucetResult }) } },
+    async (request) => {
+      const { wallet } = request.body;
+      if (!isWalletAddress(wallet)) throw new ApiError('INVALID_WALLET_ADDRESS', 'wallet is not a valid Solana public key');
+      let usdc: bigint;
+      try {
+        usdc = parseNonNegativeAmount(request.body.usdc ?? 1000);
+      } catch (err) {
+        if (err instanceof AmountError) throw new ApiError('INVALID_REQUEST', `usdc: ${err.message}`);
+        throw err;
+      }
+      if (usdc > MAX_FAUCET_USDC) throw new ApiError('INVALID_REQUEST', 'usdc: at most 1,000,000 per request');
+      const sol = request.body.sol ?? 1;
+      const result = await fundFromFaucet(services.rpc, services.setup, faucet, address(wallet), usdc, BigInt(Math.round(sol * 1e9)));
+      return { wallet, tokenAccount: result.tokenAccount, usdc: microToNumber(usdc), sol, signatures: result.signatures };
+    },
+  );
+}

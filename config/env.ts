@@ -1,0 +1,121 @@
+// Configuration: every variable is validated once at start against one schema; a bad one fails by name.
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+const Int = (min: number, max: number, dflt: number, description: string) =>
+  Type.Integer({ minimum: min, maximum: max, default: dflt, description });
+const Url = (description: string) => Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9+.-]*://.+', description }));
+const Base58Key = (description: string) => Type.Optional(Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description }));
+
+export const ConfigSchema = Type.Object({
+  PORT: Int(0, 65535, 8080, 'API port'),
+  HOST: Type.String({ default: '0.0.0.0', description: 'API bind address' }),
+  PUBLIC_BASE_URL: Url('Public URL of the API, used in links and the wallet challenge'),
+  DATA_DIR: Type.String({ default: './data', minLength: 1, description: 'Local state: localnet snapshot, keys, RNG chains, chDB' }),
+  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', pattern: '^rediss?://', description: 'Redis ledger' }),
+  REDIS_PREFIX: Type.String({ default: 'pfws', pattern: '^[A-Za-z0-9_.-]{1,40}$', description: 'Prefix of every Redis key' }),
+  SOLANA_RPC_URL: Url('Solana RPC; unset runs the embedded localnet'),
+  PUBLIC_RPC_URL: Url('RPC URL published to clients in /config; defaults to the RPC in use'),
+  LOCALNET_PORT: Int(0, 65535, 8899, 'Port of the embedded localnet RPC'),
+  CLUSTER: Type.Optional(Type.Union([Type.Literal('localnet'), Type.Literal('devnet'), Type.Literal('testnet'), Type.Literal('mainnet-beta')])),
+  USDC_MINT: Base58Key('USDC mint (required with SOLANA_RPC_URL)'),
+  LP_MINT: Base58Key('LP share mint (required with SOLANA_RPC_URL)'),
+  KEYS_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Operator keypair files ack.json, anchor.json, keeper.json' })),
+  EXPLORER_BASE_URL: Type.String({ default: 'https://explorer.solana.com', description: 'Block explorer for commit links' }),
+  CLICKHOUSE_URL: Url('ClickHouse HTTP endpoint; unset uses embedded chDB'),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  CHALLENGE_TTL_MS: Int(1_000, 3_600_000, 300_000, 'Wallet challenge lifetime'),
+  TOKEN_TTL_MS: Int(60_000, 30 * 86_400_000, 86_400_000, 'Bearer token lifetime'),
+  PREPARE_TTL_MS: Int(1_000, 3_600_000, 300_000, 'How long a prepared bet payload can be committed'),
+  REVEAL_DEADLINE_MS: Int(1_000, 30 * 86_400_000, 86_400_000, 'Committed bets settle by this deadline'),
+  MAX_EXPOSURE_BPS: Int(1, 10_000, 1_000, 'maxExposure as basis points of NAV'),
+  MAX_PAYOUT_BPS: Int(1, 10_000, 100, 'maxPayout as basis points of NAV'),
+  MAX_BET_BPS: Int(1, 10_000, 50, 'maxBet as basis points of NAV'),
+  RNG_CHAIN_LENGTH: Int(16, 100_000_000, 1_000_000, 'Indices per operator RNG chain'),
+  RNG_ROLLOVER_MARGIN: Int(1, 10_000_000, 10_000, 'Commit the next chain head when this many indices remain'),
+  ANCHOR_MAX_ENTRIES: Int(1, 1_000_000, 1_000, 'Commit the bet log at least every this many entries'),
+  ANCHOR_MAX_DELAY_MS: Int(50, 3_600_000, 2_000, 'Commit the bet log at least this often'),
+  MANIFEST_MAX_EVENTS: Int(1, 1_000_000, 1_000, 'Sign a journal manifest at least every this many events'),
+  MANIFEST_MAX_DELAY_MS: Int(50, 3_600_000, 2_000, 'Sign a journal manifest at least this often'),
+  INDEXER_POLL_MS: Int(50, 60_000, 1_000, 'Indexer polling interval'),
+  INDEXER_COMMITMENT: Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { default: 'confirmed' }),
+  RATE_LIMIT_MAX: Int(1, 10_000_000, 2_000, 'Requests per RATE_LIMIT_WINDOW_MS per wallet or IP'),
+  RATE_LIMIT_WINDOW_MS: Int(100, 3_600_000, 10_000, 'Rate limit window'),
+  DEV_HOUSE_CAPITAL: Int(0, 1_000_000_000_000, 1_000_000, 'localnet only: USDC the house starts with'),
+});
+
+export type RawConfig = Static<typeof ConfigSchema>;
+export type Role = 'api' | 'indexer' | 'worker';
+
+export interface Config extends RawConfig {
+  roles: Role[];
+  localnet: boolean;
+  cluster: 'localnet' | 'devnet' | 'testnet' | 'mainnet-beta';
+  dataDir: string;
+  keysDir: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const ROLES: readonly Role[] = ['api', 'indexer', 'worker'];
+
+/** Parses `--role api|indexer|worker` (repeatable or comma-separated); all roles when absent. */
+export function parseRoles(argv: readonly string[]): Role[] {
+  const roles: Role[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = arg === '--role' ? argv[++i] : arg.startsWith('--role=') ? arg.slice(7) : undefined;
+    if (arg !== '--role' && !arg.startsWith('--role=')) continue;
+    for (const role of (value ?? '').split(',')) {
+      if (!ROLES.includes(role as Role)) throw new ConfigError(`--role must be one of ${ROLES.join(', ')} (got "${role}")`);
+      if (!roles.includes(role as Role)) roles.push(role as Role);
+    }
+  }
+  return roles.length ? roles : [...ROLES];
+}
+
+/**
+ * Builds the config from an environment.
+ * @throws {ConfigError} naming the first bad variable
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, argv: readonly string[] = []): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const value = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw)) as Record<string, unknown>;
+  const errors = Value.Errors(ConfigSchema, value);
+  if (errors.length) {
+    const first = errors[0]!;
+    const name = first.instancePath.replace(/^\//, '') || String((first.params as { requiredProperties?: string[] }).requiredProperties?.[0] ?? '?');
+    const description = (ConfigSchema.properties as Record<string, { description?: string }>)[name]?.description;
+    throw new ConfigError(
+      `invalid environment variable ${name}=${JSON.stringify(env[name] ?? '')}: ${first.message}${description ? ` (${description})` : ''}`,
+    );
+  }
+  const parsed = value as RawConfig;
+  const roles = parseRoles(argv);
+  const localnet = !parsed.SOLANA_RPC_URL;
+  if (!localnet) {
+    for (const name of ['USDC_MINT', 'LP_MINT', 'KEYS_DIR'] as const) {
+      if (!parsed[name]) throw new ConfigError(`${name} is required when SOLANA_RPC_URL is set`);
+    }
+  }
+  if (roles.length < ROLES.length && !parsed.CLICKHOUSE_URL) {
+    // chDB's data directory belongs to a single process.
+    throw new ConfigError('CLICKHOUSE_URL is required when roles run as separate processes (--role)');
+  }
+  const dataDir = path.resolve(parsed.DATA_DIR);
+  return {
+    ...parsed,
+    roles,
+    localnet,
+    cluster: parsed.CLUSTER ?? (localnet ? 'localnet' : 'mainnet-beta'),
+    dataDir,
+    keysDir: path.resolve(parsed.KEYS_DIR ?? path.join(dataDir, 'keys')),
+  };
+}

@@ -1,0 +1,149 @@
+// The crediting rules of design §3, as one pure function over a `json`-encoded getTransaction result.
+// The indexer and `player/sync` both go through it, so they can never disagree.
+import { getTransferCheckedInstructionDataDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { MEMO_PROGRAM_ADDRESS } from '@solana-program/memo';
+import { fromBase58 } from '../protocol/encoding.ts';
+import { parseMemo, type ParsedMemo } from '../protocol/memo.ts';
+import type { ChainItem } from '../store/ledger.ts';
+
+const TRANSFER_CHECKED = 12;
+const transferCheckedData = getTransferCheckedInstructionDataDecoder();
+
+interface RawInstruction {
+  programIdIndex: number;
+  accounts: readonly number[];
+  data: string;
+}
+
+interface RawTokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner?: string;
+  uiTokenAmount: { amount: string };
+}
+
+/** The subset of a `json`-encoded getTransaction result the rules read. */
+export interface RawTransaction {
+  slot: bigint | number;
+  transaction: {
+    signatures: readonly string[];
+    message: {
+      accountKeys: readonly string[];
+      header: { numRequiredSignatures: number };
+      instructions: readonly RawInstruction[];
+    };
+  };
+  meta: {
+    err: unknown;
+    preTokenBalances?: readonly RawTokenBalance[] | null;
+    postTokenBalances?: readonly RawTokenBalance[] | null;
+    loadedAddresses?: { writable: readonly string[]; readonly: readonly string[] } | null;
+  } | null;
+}
+
+export interface CreditingContext {
+  usdcMint: string;
+  vaultTokenAccount: string;
+}
+
+/** A wallet's self-service reveal; settling it needs the bet, so the caller handles it. */
+export interface WalletReveal {
+  wallet: string;
+  betPayloadHash: string;
+  clientSeedRaw: string;
+}
+
+export interface Classification {
+  items: ChainItem[];
+  reveals: WalletReveal[];
+}
+
+interface ValidMemo {
+  index: number;
+  signer: string;
+  memo: ParsedMemo;
+}
+
+function decodeMemo(data: string): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(fromBase58(data));
+  } catch {
+    return null;
+  }
+}
+
+function vaultBalance(balances: readonly RawTokenBalance[] | null | undefined, vaultIndex: number, mint: string): bigint {
+  const entry = balances?.find((b) => b.accountIndex === vaultIndex && b.mint === mint);
+  return entry ? BigInt(entry.uiTokenAmount.amount) : 0n;
+}
+
+/**
+ * Classifies one transaction into ledger items, each keyed by `<signature>:<instruction index>`
+ * (or `<signature>:rest` for what reached the vault without a valid credit).
+ */
+export function classifyTransaction(tx: RawTransaction, ctx: CreditingContext): Classification {
+  const signature = tx.transaction.signatures[0] as string;
+  const slot = Number(tx.slot);
+  const result: Classification = { items: [], reveals: [] };
+  // A failed transaction moves nothing and its memos mean nothing.
+  if (!tx.meta || tx.meta.err !== null) return result;
+
+  const message = tx.transaction.message;
+  const keys = [
+    ...message.accountKeys,
+    ...(tx.meta.loadedAddresses?.writable ?? []),
+    ...(tx.meta.loadedAddresses?.readonly ?? []),
+  ];
+  const isSigner = (index: number) => index < message.header.numRequiredSignatures;
+  const programOf = (ix: RawInstruction) => keys[ix.programIdIndex];
+
+  const memos: ValidMemo[] = [];
+  message.instructions.forEach((ix, index) => {
+    if (programOf(ix) !== MEMO_PROGRAM_ADDRESS) return;
+    // A memo counts only when its signer accounts are exactly one signing wallet.
+    if (ix.accounts.length !== 1 || !isSigner(ix.accounts[0] as number)) return;
+    const text = decodeMemo(ix.data);
+    const memo = text === null ? null : parseMemo(text);
+    if (memo) memos.push({ index, signer: keys[ix.accounts[0] as number] as string, memo });
+  });
+  const walletMemo = (wallet: string, kinds: readonly ParsedMemo['kind'][]) =>
+    memos.some((m) => m.signer === wallet && kinds.includes(m.memo.kind) && 'wallet' in m.memo && m.memo.wallet === wallet);
+
+  for (const { index, signer, memo } of memos) {
+    if ((memo.kind === 'setup' || memo.kind === 'revoke') && memo.wallet === signer) {
+      result.items.push({ key: `${signature}:${index}`, kind: memo.kind, signature, slot, wallet: signer, sessionPubkey: memo.sessionPubkey });
+    } else if (memo.kind === 'reveal') {
+      result.reveals.push({ wallet: signer, betPayloadHash: memo.betPayloadHash, clientSeedRaw: memo.clientSeedRaw });
+    }
+  }
+
+  const vaultIndex = keys.indexOf(ctx.vaultTokenAccount);
+  if (vaultIndex < 0) return result;
+  const delta =
+    vaultBalance(tx.meta.postTokenBalances, vaultIndex, ctx.usdcMint) - vaultBalance(tx.meta.preTokenBalances, vaultIndex, ctx.usdcMint);
+  let credited = 0n;
+  message.instructions.forEach((ix, index) => {
+    if (programOf(ix) !== TOKEN_PROGRAM_ADDRESS) return;
+    let data: Uint8Array;
+    try {
+      data = fromBase58(ix.data);
+    } catch {
+      return;
+    }
+    // Exactly source, mint, destination, authority: a multisig authority never credits anyone.
+    if (data[0] !== TRANSFER_CHECKED || data.length !== 10 || ix.accounts.length !== 4) return;
+    const [source, mint, destination, authority] = ix.accounts.map((i) => keys[i]) as [string, string, string, string];
+    if (mint !== ctx.usdcMint || destination !== ctx.vaultTokenAccount || !isSigner(ix.accounts[3] as number)) return;
+    const owner = tx.meta?.preTokenBalances?.find((b) => b.accountIndex === ix.accounts[0])?.owner;
+    if (owner !== authority || source === destination) return;
+    const { amount } = transferCheckedData.decode(data);
+    if (amount <= 0n) return;
+    const kind = walletMemo(authority, ['setup', 'deposit']) ? 'deposit' : walletMemo(authority, ['lp-deposit']) ? 'lp-deposit' : null;
+    if (!kind) return;
+    result.items.push({ key: `${signature}:${index}`, kind, signature, slot, wallet: authority, amount });
+    credited += amount;
+  });
+  const rest = delta - credited;
+  if (rest > 0n) result.items.push({ key: `${signature}:rest`, kind: 'unattributed', signature, slot, amount: rest });
+  return result;
+}

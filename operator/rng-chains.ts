@@ -1,0 +1,67 @@
+// The operator's RNG chain secrets, one file per chain under <dataDir>/rng, loaded lazily by id.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { RngChain } from '../protocol/rng-chain.ts';
+import { fromHex, toHex } from '../protocol/encoding.ts';
+
+interface ChainFile {
+  chainId: number;
+  secret: string;
+  length: number;
+  head: string;
+}
+
+export class RngChains {
+  readonly #dir: string;
+  readonly #loaded = new Map<number, RngChain>();
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  #file(chainId: number): string {
+    return path.join(this.#dir, `chain-${chainId}.json`);
+  }
+
+  ids(): number[] {
+    if (!existsSync(this.#dir)) return [];
+    return readdirSync(this.#dir)
+      .map((f) => /^chain-(\d+)\.json$/.exec(f)?.[1])
+      .filter((id): id is string => id !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+  }
+
+  /** Draws a new secret s_N; the head is computed and stored with it. */
+  create(chainId: number, length: number): RngChain {
+    if (existsSync(this.#file(chainId))) throw new Error(`rng chain ${chainId} already exists`);
+    const secret = new Uint8Array(randomBytes(32));
+    const chain = new RngChain({ secret, length });
+    mkdirSync(this.#dir, { recursive: true });
+    const file: ChainFile = { chainId, secret: toHex(secret), length, head: chain.headHex };
+    const tmp = `${this.#file(chainId)}.tmp`;
+    writeFileSync(tmp, JSON.stringify(file), { mode: 0o600 });
+    renameSync(tmp, this.#file(chainId));
+    this.#remember(chainId, chain);
+    return chain;
+  }
+
+  /** @throws when the chain's secret is not on this host */
+  get(chainId: number): RngChain {
+    let chain = this.#loaded.get(chainId);
+    if (!chain) {
+      const file = JSON.parse(readFileSync(this.#file(chainId), 'utf8')) as ChainFile;
+      chain = new RngChain({ secret: fromHex(file.secret, 32), length: file.length });
+      if (chain.headHex !== file.head) throw new Error(`rng chain ${chainId}: stored head does not match its secret`);
+      this.#remember(chainId, chain);
+    }
+    return chain;
+  }
+
+  #remember(chainId: number, chain: RngChain): void {
+    this.#loaded.set(chainId, chain);
+    // Bets settle on the current chain and, briefly after a rollover, the previous one.
+    for (const id of this.#loaded.keys()) if (this.#loaded.size > 3 && id !== chainId) this.#loaded.delete(id);
+  }
+}

@@ -1,0 +1,70 @@
+// Integer micro-USDC: API decimals are parsed from their shortest decimal string, never multiplied as floats.
+
+export const MICRO_PER_USDC = 1_000_000n;
+export const USDC_DECIMALS = 6;
+
+const DECIMAL_RE = /^(\d+)(?:\.(\d+))?$/;
+
+export class AmountError extends Error {
+  override readonly name = 'AmountError';
+}
+
+/**
+ * Parses an API amount (number or decimal string) into micro-USDC.
+ * @throws {AmountError} when the amount is not finite, not positive, or has more than 6 decimals
+ * @example parseAmount(1.5) // 1_500_000n
+ */
+export function parseAmount(value: unknown): bigint {
+  const micro = parseNonNegativeAmount(value);
+  if (micro <= 0n) throw new AmountError('amount must be positive');
+  return micro;
+}
+
+/**
+ * Like {@link parseAmount} but accepts 0.
+ * @throws {AmountError} when the amount is not finite, negative, or has more than 6 decimals
+ */
+export function parseNonNegativeAmount(value: unknown): bigint {
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new AmountError('amount must be finite');
+    text = expandExponent(String(value));
+  } else if (typeof value === 'string') {
+    text = value.trim();
+  } else {
+    throw new AmountError('amount must be a number');
+  }
+  if (text.startsWith('-')) throw new AmountError('amount must be positive');
+  const match = DECIMAL_RE.exec(text);
+  if (!match) throw new AmountError('amount must be a decimal number');
+  const whole = match[1] as string;
+  const fraction = match[2] ?? '';
+  if (fraction.length > USDC_DECIMALS) throw new AmountError('amount has more than 6 decimals');
+  const micro = BigInt(whole) * MICRO_PER_USDC + BigInt(fraction.padEnd(USDC_DECIMALS, '0') || '0');
+  if (micro >= 1n << 63n) throw new AmountError('amount is too large');
+  return micro;
+}
+
+// String(1e-7) is "1e-7": expand exponent notation exactly, digit by digit.
+function expandExponent(text: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const sign = m[1] as string;
+  const digits = (m[2] as string) + (m[3] ?? '');
+  const pointAt = (m[2] as string).length + Number(m[4]);
+  if (pointAt <= 0) return `${sign}0.${'0'.repeat(-pointAt)}${digits}`;
+  if (pointAt >= digits.length) return sign + digits + '0'.repeat(pointAt - digits.length);
+  return `${sign}${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
+}
+
+/** Exact decimal string of a micro amount, e.g. 1_500_000n → "1.5". */
+export function formatMicro(micro: bigint): string {
+  const negative = micro < 0n;
+  const abs = negative ? -micro : micro;
+  const whole = abs / MICRO_PER_USDC;
+  const fraction = (abs % MICRO_PER_USDC).toString().padStart(USDC_DECIMALS, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** API number of a micro amount; display only, never fed back into arithmetic. */
+export const microToNumber = (micro: bigint): number => Number(formatMicro(micro));

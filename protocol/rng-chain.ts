@@ -1,0 +1,95 @@
+// Operator RNG hash chain: s_{i-1} = sha256(s_i); the head s_0 is committed on-chain, s_i is bet i's randomness.
+import { sha256 } from './crypto.ts';
+import { bytesEqual, fromHex, isHex, toHex } from './encoding.ts';
+
+export const RNG_VALUE_BYTES = 32;
+
+export interface RngChainOptions {
+  /** The secret end of the chain, s_N. */
+  secret: Uint8Array;
+  /** N: indices 1..N can be used. */
+  length: number;
+  /**
+   * Distance between the values kept in memory.
+   * @defaultValue 1024
+   */
+  checkpointInterval?: number;
+}
+
+/**
+ * A chain whose values are served from sparse checkpoints, with one recomputed segment cached,
+ * so sequential indices cost one hash each on average.
+ * @example new RngChain({ secret, length: 1000 }).value(1)
+ */
+export class RngChain {
+  readonly length: number;
+  readonly head: Uint8Array;
+  readonly headHex: string;
+  readonly #interval: number;
+  // #checkpoints[k] = s_{k * interval}, plus s_N at the end.
+  readonly #checkpoints: Uint8Array[] = [];
+  #segmentStart = -1;
+  #segment: Uint8Array[] = [];
+
+  /** @throws {RangeError} on a bad secret, length or interval */
+  constructor(options: RngChainOptions) {
+    const { secret, length } = options;
+    const interval = options.checkpointInterval ?? 1024;
+    if (secret.length !== RNG_VALUE_BYTES) throw new RangeError('secret must be 32 bytes');
+    if (!Number.isSafeInteger(length) || length < 1) throw new RangeError('length must be a positive integer');
+    if (!Number.isSafeInteger(interval) || interval < 1) throw new RangeError('bad checkpoint interval');
+    this.length = length;
+    this.#interval = interval;
+    const slots = Math.floor(length / interval);
+    const checkpoints: Uint8Array[] = new Array(slots + 1);
+    let value = secret;
+    for (let i = length; i >= 0; i--) {
+      if (i % interval === 0) checkpoints[i / interval] = value;
+      if (i > 0) value = sha256(value);
+    }
+    this.#checkpoints = checkpoints;
+    this.head = checkpoints[0] as Uint8Array;
+    this.headHex = toHex(this.head);
+    this.#secret = secret;
+  }
+
+  readonly #secret: Uint8Array;
+
+  /**
+   * s_i for 0 ≤ i ≤ N.
+   * @throws {RangeError} when i is outside the chain
+   */
+  value(i: number): Uint8Array {
+    if (!Number.isSafeInteger(i) || i < 0 || i > this.length) throw new RangeError('rng index outside the chain');
+    const start = Math.floor(i / this.#interval) * this.#interval;
+    if (start !== this.#segmentStart) this.#loadSegment(start);
+    return this.#segment[i - start] as Uint8Array;
+  }
+
+  valueHex(i: number): string {
+    return toHex(this.value(i));
+  }
+
+  #loadSegment(start: number): void {
+    const end = Math.min(start + this.#interval, this.length);
+    const top = end === this.length ? this.#secret : (this.#checkpoints[end / this.#interval] as Uint8Array);
+    const segment: Uint8Array[] = new Array(end - start + 1);
+    segment[end - start] = top;
+    for (let k = end - start; k > 0; k--) segment[k - 1] = sha256(segment[k] as Uint8Array);
+    this.#segment = segment;
+    this.#segmentStart = start;
+  }
+}
+
+/**
+ * Checks that `valueI` is s_i of the chain in which `valueJ` is s_j, for j ≤ i: sha256^(i-j)(s_i) == s_j.
+ * @returns false on any malformed input, including j > i or a distance above `maxSteps`
+ * @example verifyRngLink(chain.valueHex(5), 5, chain.headHex, 0) // true
+ */
+export function verifyRngLink(valueI: string, i: number, valueJ: string, j: number, maxSteps = 50_000_000): boolean {
+  if (!isHex(valueI, RNG_VALUE_BYTES) || !isHex(valueJ, RNG_VALUE_BYTES)) return false;
+  if (!Number.isSafeInteger(i) || !Number.isSafeInteger(j) || j < 0 || j > i || i - j > maxSteps) return false;
+  let value = fromHex(valueI);
+  for (let k = i; k > j; k--) value = sha256(value);
+  return bytesEqual(value, fromHex(valueJ));
+}

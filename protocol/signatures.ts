@@ -1,0 +1,39 @@
+// Ed25519 signatures in the protocol's encodings: base58 keys, base64 signatures, prefixed messages.
+import { ed25519Sign, ed25519Verify } from './crypto.ts';
+import { fromBase58, fromBase64, fromHex, toBase64, utf8 } from './encoding.ts';
+
+export const ackMessage = (ackHash: string): string => `pfws:v1:ack:${ackHash}`;
+export const manifestMessage = (manifestHash: string): string => `pfws:v1:manifest:${manifestHash}`;
+export const revealMessageOf = (betPayloadHash: string, ackHash: string): string =>
+  `pfws:v1:reveal:${betPayloadHash}:${ackHash}`;
+
+/**
+ * Verifies a base64 signature by a base58 key; any malformed input is simply invalid.
+ * @example verifyBase64Signature(sig, utf8('msg'), '9xQe…') // boolean
+ */
+export function verifyBase64Signature(signatureB64: unknown, message: Uint8Array, publicKeyB58: unknown): boolean {
+  if (typeof signatureB64 !== 'string' || typeof publicKeyB58 !== 'string') return false;
+  let signature: Uint8Array;
+  let publicKey: Uint8Array;
+  try {
+    signature = fromBase64(signatureB64, 64);
+    publicKey = fromBase58(publicKeyB58, 32);
+  } catch {
+    return false;
+  }
+  return ed25519Verify(signature, message, publicKey);
+}
+
+/** The commit signature: the session key over the 32 raw bytes of betPayloadHash. */
+export function verifySessionSignature(betPayloadHash: string, signatureB64: unknown, sessionPubkey: string): boolean {
+  let hash: Uint8Array;
+  try {
+    hash = fromHex(betPayloadHash, 32);
+  } catch {
+    return false;
+  }
+  return verifyBase64Signature(signatureB64, hash, sessionPubkey);
+}
+
+export const signText = (text: string, seed: Uint8Array): string => toBase64(ed25519Sign(utf8(text), seed));
+export const signBytes = (bytes: Uint8Array, seed: Uint8Array): string => toBase64(ed25519Sign(bytes, seed));

@@ -1,0 +1,29 @@
+// Shared TypeBox pieces: the error envelope and the domain string formats.
+import { Type, type TSchema } from 'typebox';
+import { ERROR_CODES } from '../api/errors.ts';
+
+export const Base58Address = Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description: 'base58 public key' });
+export const Hex32 = Type.String({ pattern: '^[0-9a-f]{64}$', description: '32 bytes, lowercase hex' });
+export const Base64 = Type.String({ description: 'base64' });
+export const Timestamp = Type.String({ description: 'ISO 8601 timestamp' });
+export const Amount = Type.Number({ description: 'decimal USDC amount (6 decimals at most)' });
+/** Amounts are validated by the handler so that bad ones get INVALID_BET_AMOUNT, not a schema error. */
+export const AmountInput = Type.Unknown({ description: 'positive decimal USDC amount, at most 6 decimals' });
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
+      message: Type.String(),
+      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+  },
+  { $id: 'ErrorEnvelope', description: 'Every failure' },
+);
+
+/** Response map with the error envelope on every listed error status. */
+export function responses<T extends Record<number, TSchema>>(ok: T, errors: number[] = [400, 401, 404, 429, 500]) {
+  const map: Record<number, TSchema> = { ...ok };
+  for (const status of errors) map[status] = ErrorEnvelope;
+  return map;
+}

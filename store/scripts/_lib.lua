@@ -1,0 +1,59 @@
+-- Shared helpers, prepended to every ledger script. Amounts stay decimal strings for HINCRBY:
+-- Lua numbers are doubles, so they are only compared, never written back.
+local function journal(streamKey, seqKey, eventType, at, data)
+  local seq = redis.call('INCR', seqKey)
+  return redis.call('XADD', streamKey, '*', 'seq', seq, 'type', eventType, 'at', at, 'data', data)
+end
+
+local function neg(amount)
+  if amount == '0' then return '0' end
+  if string.sub(amount, 1, 1) == '-' then return string.sub(amount, 2) end
+  return '-' .. amount
+end
+
+-- floor(x * bps / 10000), exact for 0 <= x < 2^53.
+local function fraction(x, bps)
+  local q = math.floor(x / 10000)
+  local r = x - q * 10000
+  if r < 0 then q = q - 1; r = r + 10000 elseif r >= 10000 then q = q + 1; r = r - 10000 end
+  return q * bps + math.floor(r * bps / 10000)
+end
+
+local function num(value)
+  return tonumber(value or '0') or 0
+end
+
+-- NAV = vault - total_locked (design §3).
+local function house_nav(houseKey)
+  local h = redis.call('HMGET', houseKey, 'vault', 'balances', 'staked', 'exposure', 'pendingWithdrawals', 'unattributed', 'lpPending')
+  local nav = num(h[1]) - num(h[2]) - num(h[3]) - num(h[4]) - num(h[5]) - num(h[6]) - num(h[7])
+  return nav, num(h[4])
+end
+
+-- Re-checks the house limits for a new stake; returns nil or an error reply.
+local function check_limits(houseKey, wager, maxPayout, exposureDelta, maxExposureBps, maxPayoutBps, maxBetBps)
+  local nav, exposure = house_nav(houseKey)
+  if nav <= 0 then return {'err', 'house_closed', '0'} end
+  local maxBet = fraction(nav, maxBetBps)
+  if wager > maxBet then return {'err', 'max_bet', string.format('%.0f', maxBet)} end
+  local maxPayoutLimit = fraction(nav, maxPayoutBps)
+  if maxPayout > maxPayoutLimit then return {'err', 'max_payout', string.format('%.0f', maxPayoutLimit)} end
+  local maxExposure = fraction(nav, maxExposureBps)
+  if exposure + exposureDelta > maxExposure then return {'err', 'max_exposure', string.format('%.0f', maxExposure)} end
+  return nil
+end
+
+-- Gives out the next RNG index, moving to the next committed chain when this one is used up.
+local function next_rng_index(rngKey)
+  local r = redis.call('HMGET', rngKey, 'chainId', 'head', 'length', 'next', 'nextChainId', 'nextHead', 'nextLength')
+  if not r[1] then return nil end
+  local index = num(r[4])
+  if index > num(r[3]) then
+    if not r[5] then return nil end
+    redis.call('HSET', rngKey, 'chainId', r[5], 'head', r[6], 'length', r[7], 'next', '1', 'disclosed', '0')
+    redis.call('HDEL', rngKey, 'nextChainId', 'nextHead', 'nextLength')
+    r[1] = r[5]; r[2] = r[6]; index = 1
+  end
+  redis.call('HSET', rngKey, 'next', index + 1)
+  return index, r[1], r[2]
+end

@@ -1,0 +1,42 @@
+-- Applies one on-chain fact (deposit, key authorization or revocation, unattributed inflow) exactly once.
+-- KEYS: applied, player, sessionKeys, house, journal, seq, wallets
+-- ARGV: itemKey, kind, amount, sessionPubkey, slot, signature, at, alias, wallet
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+local kind, amount, at, alias = ARGV[2], ARGV[3], ARGV[7], ARGV[8]
+if kind == 'deposit' then
+  redis.call('HINCRBY', KEYS[2], 'balance', amount)
+  redis.call('HINCRBY', KEYS[2], 'deposited', amount)
+  redis.call('HSETNX', KEYS[2], 'alias', alias)
+  redis.call('SADD', KEYS[7], ARGV[9])
+  redis.call('HINCRBY', KEYS[4], 'vault', amount)
+  redis.call('HINCRBY', KEYS[4], 'balances', amount)
+  journal(KEYS[5], KEYS[6], 'deposit_credited', at, cjson.encode({ player = alias, amount = amount }))
+elseif kind == 'setup' or kind == 'revoke' then
+  local slot = tonumber(ARGV[5])
+  local current = redis.call('HGET', KEYS[3], ARGV[4])
+  -- An older memo seen late never overrides a newer one.
+  if current and tonumber(cjson.decode(current).slot) > slot then return 1 end
+  local status = 'active'
+  if kind == 'revoke' then status = 'revoked' end
+  redis.call('HSET', KEYS[3], ARGV[4], cjson.encode({ status = status, slot = slot, signature = ARGV[6], at = at }))
+  redis.call('HSETNX', KEYS[2], 'alias', alias)
+  redis.call('SADD', KEYS[7], ARGV[9])
+  local eventType = 'session_key_authorized'
+  if kind == 'revoke' then eventType = 'session_key_revoked' end
+  journal(KEYS[5], KEYS[6], eventType, at, cjson.encode({ player = alias, sessionPubkey = ARGV[4] }))
+elseif kind == 'unattributed' then
+  redis.call('HINCRBY', KEYS[4], 'vault', amount)
+  redis.call('HINCRBY', KEYS[4], 'unattributed', amount)
+  journal(KEYS[5], KEYS[6], 'unattributed_received', at, cjson.encode({ amount = amount, signature = ARGV[6] }))
+elseif kind == 'lp-deposit' then
+  redis.call('HINCRBY', KEYS[4], 'vault', amount)
+  redis.call('HINCRBY', KEYS[4], 'lpPending', amount)
+  journal(KEYS[5], KEYS[6], 'lp_deposit_received', at, cjson.encode({ player = alias, amount = amount }))
+elseif kind == 'house' then
+  redis.call('HINCRBY', KEYS[4], 'vault', amount)
+  redis.call('HINCRBY', KEYS[4], 'capital', amount)
+  journal(KEYS[5], KEYS[6], 'house_funded', at, cjson.encode({ amount = amount, signature = ARGV[6] }))
+else
+  return redis.error_reply('unknown chain item kind ' .. kind)
+end
+return 1

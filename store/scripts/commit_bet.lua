@@ -1,0 +1,65 @@
+-- Commits a prepared bet: re-checks nonce, key, commitment, balance and limits, locks the stake,
+-- assigns the RNG index and records the pending bet, all at once. Idempotent on betPayloadHash.
+-- KEYS: player, sessionKeys, prepared, bet, commitments, house, rng, journal, seq, pending, deadlines, ticket
+-- ARGV: betPayloadHash, wallet, nowMs, committedAt, revealDeadlineMs, revealDeadline,
+--       maxExposureBps, maxPayoutBps, maxBetBps
+local hash, wallet = ARGV[1], ARGV[2]
+local existing = redis.call('HMGET', KEYS[4], 'wallet', 'betNonce', 'rngIndex', 'rngChainHead', 'committedAt', 'revealDeadline', 'state')
+if existing[1] then
+  if existing[1] ~= wallet then return {'err', 'not_found'} end
+  return {'dup', existing[2], existing[3], existing[4], existing[5], existing[6], existing[7]}
+end
+local p = redis.call('HMGET', KEYS[3], 'wallet', 'payload', 'wager', 'maxPayout', 'exposureDelta', 'sessionPubkey',
+  'commitment', 'betNonce', 'expiresAtMs', 'game', 'ticketId', 'turn')
+if not p[1] or p[1] ~= wallet then return {'err', 'not_prepared'} end
+if num(p[9]) < num(ARGV[3]) then return {'err', 'expired'} end
+local keyState = redis.call('HGET', KEYS[2], p[6])
+if not keyState or cjson.decode(keyState).status ~= 'active' then return {'err', 'session_key'} end
+local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias')
+if num(p[8]) ~= num(player[2]) then return {'err', 'stale_nonce'} end
+if redis.call('SISMEMBER', KEYS[5], p[7]) == 1 then return {'err', 'commitment_used'} end
+
+local ticketId = p[11]
+local stake = p[3]
+local exposureDelta = p[5]
+if ticketId and ticketId ~= '' then
+  -- A Sweeper turn: the stake was locked when the ticket opened.
+  local t = redis.call('HMGET', KEYS[12], 'wallet', 'status', 'pendingTurn', 'rowsWon')
+  if t[1] ~= wallet or t[2] ~= 'running' then return {'err', 'ticket_not_running'} end
+  if t[3] and t[3] ~= '' then return {'err', 'turn_pending'} end
+  local payload = cjson.decode(p[2])
+  if payload.params.turn == 'choice' and tonumber(payload.params.row) ~= num(t[4]) then return {'err', 'row_order'} end
+  if payload.params.turn == 'cashout' and num(t[4]) < 1 then return {'err', 'cashout_zero'} end
+  stake = '0'
+  exposureDelta = '0'
+else
+  if num(stake) > num(player[1]) then return {'err', 'insufficient_balance', player[1] or '0'} end
+  local limitError = check_limits(KEYS[6], num(stake), num(p[4]), num(exposureDelta), num(ARGV[7]), num(ARGV[8]), num(ARGV[9]))
+  if limitError then return limitError end
+end
+
+local rngIndex, chainId, chainHead = next_rng_index(KEYS[7])
+if not rngIndex then return {'err', 'rng_exhausted'} end
+
+if stake ~= '0' then
+  redis.call('HINCRBY', KEYS[1], 'balance', neg(stake))
+  redis.call('HINCRBY', KEYS[1], 'staked', stake)
+  redis.call('HINCRBY', KEYS[1], 'exposure', exposureDelta)
+  redis.call('HINCRBY', KEYS[6], 'balances', neg(stake))
+  redis.call('HINCRBY', KEYS[6], 'staked', stake)
+  redis.call('HINCRBY', KEYS[6], 'exposure', exposureDelta)
+end
+redis.call('HINCRBY', KEYS[1], 'nonce', 1)
+redis.call('SADD', KEYS[5], p[7])
+redis.call('HSET', KEYS[4], 'wallet', wallet, 'state', 'committed', 'game', p[10], 'payload', p[2], 'wager', p[3],
+  'stake', stake, 'maxPayout', p[4], 'exposureDelta', exposureDelta, 'sessionPubkey', p[6], 'commitment', p[7],
+  'betNonce', p[8], 'rngIndex', rngIndex, 'rngChainId', chainId, 'rngChainHead', chainHead,
+  'committedAt', ARGV[4], 'revealDeadline', ARGV[6], 'ticketId', ticketId or '', 'turn', p[12] or '')
+if ticketId and ticketId ~= '' then redis.call('HSET', KEYS[12], 'pendingTurn', hash) end
+redis.call('DEL', KEYS[3])
+redis.call('SADD', KEYS[10], hash)
+redis.call('ZADD', KEYS[11], ARGV[5], hash)
+journal(KEYS[8], KEYS[9], 'bet_committed', ARGV[4], cjson.encode({
+  game = p[10], player = player[3], betPayloadHash = hash, betNonce = tonumber(p[8]), rngIndex = rngIndex,
+  rngChainHead = chainHead, wager = p[3], ticketId = ticketId }))
+return {'ok', p[8], tostring(rngIndex), chainHead, ARGV[4], ARGV[6], 'committed'}

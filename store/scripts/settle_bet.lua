@@ -1,0 +1,39 @@
+-- Settles a committed dice bet: releases stake and exposure, credits the payout, appends the bet-log
+-- entry and the receipt, and journals it. Idempotent: a settled bet returns its stored settlement.
+-- KEYS: player, bet, house, journal, seq, pending, deadlines, betLog, receipt, rng, recent
+-- ARGV: betPayloadHash, wallet, payout, houseNet, settlementJson, receiptJson, betLogItem, settledAt,
+--       disclosedIndex, eventJson, recentJson, won
+local hash, wallet, payout = ARGV[1], ARGV[2], ARGV[3]
+local b = redis.call('HMGET', KEYS[2], 'wallet', 'state', 'settlement', 'stake', 'exposureDelta', 'rngChainId')
+if not b[1] or b[1] ~= wallet then return {'err', 'not_found'} end
+if b[2] == 'settled' then return {'dup', b[3]} end
+
+redis.call('HINCRBY', KEYS[1], 'staked', neg(b[4]))
+redis.call('HINCRBY', KEYS[1], 'exposure', neg(b[5]))
+redis.call('HINCRBY', KEYS[1], 'balance', payout)
+redis.call('HINCRBY', KEYS[1], 'wagered', b[4])
+redis.call('HINCRBY', KEYS[1], 'paidOut', payout)
+redis.call('HINCRBY', KEYS[1], 'plays', 1)
+if ARGV[12] == '1' then redis.call('HINCRBY', KEYS[1], 'wins', 1) end
+redis.call('HINCRBY', KEYS[3], 'staked', neg(b[4]))
+redis.call('HINCRBY', KEYS[3], 'exposure', neg(b[5]))
+redis.call('HINCRBY', KEYS[3], 'balances', payout)
+redis.call('HINCRBY', KEYS[3], 'gameNet', ARGV[4])
+redis.call('HINCRBY', KEYS[3], 'volume', b[4])
+redis.call('HINCRBY', KEYS[3], 'paidOut', payout)
+redis.call('HINCRBY', KEYS[3], 'plays', 1)
+
+redis.call('RPUSH', KEYS[8], ARGV[7])
+redis.call('HSET', KEYS[9], 'body', ARGV[6])
+redis.call('HSET', KEYS[2], 'state', 'settled', 'settlement', ARGV[5])
+redis.call('SREM', KEYS[6], hash)
+redis.call('ZREM', KEYS[7], hash)
+local disclosed = tonumber(ARGV[9])
+if disclosed > 0 then
+  local r = redis.call('HMGET', KEYS[10], 'chainId', 'disclosed')
+  if r[1] == b[6] and disclosed > num(r[2]) then redis.call('HSET', KEYS[10], 'disclosed', ARGV[9]) end
+end
+redis.call('LPUSH', KEYS[11], ARGV[11])
+redis.call('LTRIM', KEYS[11], 0, 49)
+journal(KEYS[4], KEYS[5], 'bet_settled', ARGV[8], ARGV[10])
+return {'ok', ARGV[5]}
