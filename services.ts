@@ -7,6 +7,7 @@ import { createRedis } from './store/redis.ts';
 import { Keys } from './store/keys.ts';
 import { Ledger } from './store/ledger.ts';
 import { Aliases } from './store/aliases.ts';
+import { BetStore } from './store/bets.ts';
 import { createRpc, type SolanaRpc } from './chain/rpc.ts';
 import { configuredSetup, ensureLocalnetGenesis, type ChainSetup } from './chain/genesis.ts';
 import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
@@ -20,6 +21,7 @@ export interface Services {
   redis: Redis;
   keys: Keys;
   ledger: Ledger;
+  bets: BetStore;
   aliases: Aliases;
   rpc: SolanaRpc;
   rpcUrl: string;
@@ -70,6 +72,7 @@ export async function createServices(config: Config, logger: Logger, rpcUrl: str
     redis,
     keys,
     ledger,
+    bets: new BetStore(redis, keys, ledger.scripts),
     aliases,
     rpc,
     rpcUrl,

@@ -15,7 +15,7 @@ import configRoutes from './routes/config.ts';
 import devRoutes from './routes/dev.ts';
 import { ErrorEnvelope } from '../schemas/common.ts';
 import { tailDeps } from '../indexer/deps.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../schemas/errors.ts';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({

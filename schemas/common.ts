@@ -1,6 +1,6 @@
 // Shared TypeBox pieces: the error envelope and the domain string formats.
 import { Type, type TSchema } from 'typebox';
-import { ERROR_CODES } from '../api/errors.ts';
+import { ERROR_CODES } from './errors.ts';
 
 export const Base58Address = Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description: 'base58 public key' });
 export const Hex32 = Type.String({ pattern: '^[0-9a-f]{64}$', description: '32 bytes, lowercase hex' });

@@ -6,7 +6,7 @@ export class Keys {
   sessionKeys = (wallet: string) => `${this.prefix}:{${wallet}}:keys`;
   pendingBets = (wallet: string) => `${this.prefix}:{${wallet}}:pending`;
   activeTicket = (wallet: string) => `${this.prefix}:{${wallet}}:ticket`;
-  recentPlays = (wallet: string) => `${this.prefix}:{${wallet}}:recent`;
+  recentPlays = (wallet: string, game: 'dice' | 'sweeper') => `${this.prefix}:{${wallet}}:recent:${game}`;
   withdrawals = (wallet: string) => `${this.prefix}:{${wallet}}:withdrawals`;
 
   prepared = (betPayloadHash: string) => `${this.prefix}:prep:${betPayloadHash}`;

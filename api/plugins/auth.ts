@@ -1,7 +1,7 @@
 // Bearer authentication: `app.requireWallet` resolves the token to `request.wallet`.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../schemas/errors.ts';
 import { AuthStore } from '../../store/auth.ts';
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 // One central error handler: every failure becomes the contract's envelope; a 5xx never leaks internals.
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../../schemas/errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

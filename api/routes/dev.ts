@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { address } from '@solana/kit';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../schemas/errors.ts';
 import { responses } from '../../schemas/common.ts';
 import { FaucetBody, FaucetResult } from '../../schemas/player.ts';
 import { AmountError, microToNumber, parseNonNegativeAmount } from '../../protocol/money.ts';

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { address } from '@solana/kit';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../schemas/errors.ts';
 import { responses } from '../../schemas/common.ts';
 import { PlayerStatus, RevokeBody, SetupBody, SyncResult, UnsignedTransaction } from '../../schemas/player.ts';
 import { buildRevokeTransaction, buildSetupTransaction } from '../../chain/player-transactions.ts';

@@ -1,7 +1,7 @@
 // Wallet sign-in: a Sign-In With Solana style challenge, then a bearer session.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../schemas/errors.ts';
 import { responses } from '../../schemas/common.ts';
 import { ChallengeQuery, SessionBody, WalletChallenge, WalletSession } from '../../schemas/wallet.ts';
 import { verifyBase64Signature } from '../../protocol/signatures.ts';

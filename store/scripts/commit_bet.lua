@@ -2,7 +2,7 @@
 -- assigns the RNG index and records the pending bet, all at once. Idempotent on betPayloadHash.
 -- KEYS: player, sessionKeys, prepared, bet, commitments, house, rng, journal, seq, pending, deadlines, ticket
 -- ARGV: betPayloadHash, wallet, nowMs, committedAt, revealDeadlineMs, revealDeadline,
---       maxExposureBps, maxPayoutBps, maxBetBps
+--       maxExposureBps, maxPayoutBps, maxBetBps, sessionSignature
 local hash, wallet = ARGV[1], ARGV[2]
 local existing = redis.call('HMGET', KEYS[4], 'wallet', 'betNonce', 'rngIndex', 'rngChainHead', 'committedAt', 'revealDeadline', 'state')
 if existing[1] then
@@ -54,7 +54,8 @@ redis.call('SADD', KEYS[5], p[7])
 redis.call('HSET', KEYS[4], 'wallet', wallet, 'state', 'committed', 'game', p[10], 'payload', p[2], 'wager', p[3],
   'stake', stake, 'maxPayout', p[4], 'exposureDelta', exposureDelta, 'sessionPubkey', p[6], 'commitment', p[7],
   'betNonce', p[8], 'rngIndex', rngIndex, 'rngChainId', chainId, 'rngChainHead', chainHead,
-  'committedAt', ARGV[4], 'revealDeadline', ARGV[6], 'ticketId', ticketId or '', 'turn', p[12] or '')
+  'committedAt', ARGV[4], 'revealDeadline', ARGV[6], 'revealDeadlineMs', ARGV[5], 'ticketId', ticketId or '',
+  'turn', p[12] or '', 'commitSignature', ARGV[10])
 if ticketId and ticketId ~= '' then redis.call('HSET', KEYS[12], 'pendingTurn', hash) end
 redis.call('DEL', KEYS[3])
 redis.call('SADD', KEYS[10], hash)

@@ -6,7 +6,10 @@
 local hash, wallet, payout = ARGV[1], ARGV[2], ARGV[3]
 local b = redis.call('HMGET', KEYS[2], 'wallet', 'state', 'settlement', 'stake', 'exposureDelta', 'rngChainId')
 if not b[1] or b[1] ~= wallet then return {'err', 'not_found'} end
-if b[2] == 'settled' then return {'dup', b[3]} end
+if b[2] == 'settled' then
+  local pl = redis.call('HMGET', KEYS[1], 'balance', 'staked', 'exposure', 'nonce')
+  return {'dup', b[3], pl[1] or '0', pl[2] or '0', pl[3] or '0', pl[4] or '0'}
+end
 
 redis.call('HINCRBY', KEYS[1], 'staked', neg(b[4]))
 redis.call('HINCRBY', KEYS[1], 'exposure', neg(b[5]))
@@ -36,4 +39,5 @@ end
 redis.call('LPUSH', KEYS[11], ARGV[11])
 redis.call('LTRIM', KEYS[11], 0, 49)
 journal(KEYS[4], KEYS[5], 'bet_settled', ARGV[8], ARGV[10])
-return {'ok', ARGV[5]}
+local pl = redis.call('HMGET', KEYS[1], 'balance', 'staked', 'exposure', 'nonce')
+return {'ok', ARGV[5], pl[1] or '0', pl[2] or '0', pl[3] or '0', pl[4] or '0'}

@@ -1,0 +1,81 @@
+// The signed commit step shared by Dice and Sweeper: payload check, session signature, atomic commit, ack.
+import { ApiError, gameRejected } from '../schemas/errors.ts';
+import { betPayloadHashOf, type BetPayload } from '../protocol/bet-payload.ts';
+import { verifySessionSignature } from '../protocol/signatures.ts';
+import { signAck, type Ack } from '../protocol/ack.ts';
+import type { AckFields } from '../store/bets.ts';
+import type { Services } from '../services.ts';
+
+const COMMIT_REJECTIONS: Record<string, string> = {
+  not_prepared: 'No prepared bet with this betPayloadHash for this wallet (prepare it first; prepared bets expire)',
+  not_found: 'No bet with this betPayloadHash for this wallet',
+  expired: 'The prepared bet expired; prepare it again',
+  stale_nonce: 'The bet nonce is stale: another bet was committed since this one was prepared; prepare again',
+  commitment_used: 'This commitment was used before; every bet needs a fresh client seed',
+  insufficient_balance: 'The wager exceeds the balance',
+  max_bet: 'The wager exceeds house.maxBet',
+  max_payout: 'The possible payout exceeds house.maxPayout',
+  max_exposure: 'The bet would take the house over maxExposure',
+  house_closed: 'Betting is paused: the house NAV is not positive',
+  ticket_not_running: 'The ticket is not running',
+  turn_pending: 'The previous turn of this ticket still awaits its reveal',
+  row_order: 'Choices must be made in row order',
+  cashout_zero: 'A cashout needs at least one cleared row',
+};
+
+/** Rejects a commit body whose hash is not the payload's, or whose session signature does not verify. */
+export function checkCommitBody(betPayload: unknown, betPayloadHash: string, sessionSignature: string, game: BetPayload['game']): BetPayload {
+  const payload = betPayload as BetPayload;
+  if (typeof betPayload !== 'object' || betPayload === null || payload.game !== game) {
+    throw gameRejected(`betPayload is not a ${game} payload`, 'bad_payload');
+  }
+  let recomputed: string;
+  try {
+    recomputed = betPayloadHashOf(payload);
+  } catch {
+    throw gameRejected('betPayload has no canonical JSON form', 'bad_payload');
+  }
+  if (recomputed !== betPayloadHash) throw gameRejected('betPayloadHash is not sha256 of the canonical betPayload', 'hash_mismatch');
+  if (typeof payload.sessionPubkey !== 'string' || !verifySessionSignature(betPayloadHash, sessionSignature, payload.sessionPubkey)) {
+    throw new ApiError('INVALID_SESSION_SIGNATURE', 'sessionSignature must be the session key\'s Ed25519 signature over the 32 bytes of betPayloadHash');
+  }
+  return payload;
+}
+
+export function ackFor(services: Services, betPayloadHash: string, fields: AckFields): Ack {
+  return signAck({ betPayloadHash, ...fields }, services.operator.ack.seed);
+}
+
+/** Runs the atomic commit and signs the ack; a re-sent commit gets the same ack. */
+export async function commitBet(services: Services, wallet: string, betPayloadHash: string, sessionSignature: string, ticketId?: string): Promise<Ack> {
+  const { config } = services;
+  const now = services.now();
+  const deadline = new Date(now.getTime() + config.REVEAL_DEADLINE_MS);
+  const result = await services.bets.commit(betPayloadHash, wallet, {
+    nowMs: now.getTime(),
+    committedAt: now.toISOString(),
+    revealDeadlineMs: deadline.getTime(),
+    revealDeadline: deadline.toISOString(),
+    limits: { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS },
+    sessionSignature,
+    ...(ticketId ? { ticketId } : {}),
+  });
+  if (result.kind === 'err') {
+    if (result.reason === 'session_key') {
+      throw new ApiError('SESSION_KEY_NOT_AUTHORIZED', 'The session key is not authorized for this wallet (or was revoked)');
+    }
+    if (result.reason === 'rng_exhausted') throw new ApiError('SERVICE_UNAVAILABLE', 'No operator RNG chain is committed yet; retry shortly');
+    const message = COMMIT_REJECTIONS[result.reason] ?? `Commit rejected (${result.reason})`;
+    throw gameRejected(message, result.reason, result.detail ? { limitMicro: result.detail } : {});
+  }
+  return ackFor(services, betPayloadHash, result);
+}
+
+/** s_i of a committed bet. */
+export function rngValueHex(services: Services, chainId: number, index: number): string {
+  return services.rngChains.get(chainId).valueHex(index);
+}
+
+export async function publishPlay(services: Services, play: Record<string, unknown>): Promise<void> {
+  await services.redis.publish(services.keys.playsChannel(), JSON.stringify(play));
+}
