@@ -162,8 +162,8 @@ export interface RestoreOptions {
 export class MerkleLog {
   readonly #store: MerkleNodeStore;
   #size: number;
-  // Newest node per level: an append only ever pairs with these, so it needs no store reads.
-  readonly #last: (Uint8Array | undefined)[] = [];
+  // Newest even-index node per level: the only left siblings an append pairs with, kept to spare store reads.
+  readonly #pending: (Uint8Array | undefined)[] = [];
 
   /**
    * Opens a log over `store`, whose size is `store.count(0)`.
@@ -213,16 +213,16 @@ export class MerkleLog {
       let index = this.#size;
       let level = 0;
       let hash: Uint8Array = leaf.slice();
-      this.#store.put(level, index, hash);
-      this.#last[level] = hash;
-      created.push({ level, index, hash });
-      while (index % 2 === 1) {
-        hash = nodeHash(this.#last[level] ?? this.#node(level, index - 1), hash);
+      for (;;) {
+        this.#store.put(level, index, hash);
+        created.push({ level, index, hash });
+        if (index % 2 === 0) {
+          this.#pending[level] = hash;
+          break;
+        }
+        hash = nodeHash(this.#pending[level] ?? this.#node(level, index - 1), hash);
         level++;
         index = (index - 1) / 2;
-        this.#store.put(level, index, hash);
-        this.#last[level] = hash;
-        created.push({ level, index, hash });
       }
       this.#size++;
     }

@@ -217,6 +217,15 @@ describe('MerkleLog append and storage', () => {
     const reopened = new MerkleLog(store);
     expect(reopened.size).toBe(23);
     expect(toHex(reopened.root(17))).toBe(toHex(rootFromLeafHashes(d.slice(0, 17))));
+    const more = leaves(20, 'more');
+    reopened.append(more);
+    expect(toHex(new MerkleLog(store).root())).toBe(toHex(rootFromLeafHashes([...d, ...more])));
+    store.counts[0] = 23;
+    store.counts[1] = 11;
+    store.counts[2] = 5;
+    store.counts[3] = 2;
+    store.counts[4] = 1;
+    store.counts[5] = 0;
     store.counts[2] = 4;
     expect(() => new MerkleLog(store)).toThrow(RangeError);
     store.counts[2] = 5;
