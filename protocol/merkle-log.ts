@@ -28,6 +28,7 @@ export interface MerkleNode {
 /**
  * Synchronous node storage behind a {@link MerkleLog}. Nodes are immutable once written and, per level,
  * written in index order without gaps. The log never mutates a hash it passes to `put` or gets back.
+ * One log writes to a store; a log whose `put` threw must be reopened from the store.
  */
 export interface MerkleNodeStore {
   /** Number of nodes stored at `level`; `count(0)` is the log size. */
@@ -201,7 +202,8 @@ export class MerkleLog {
   }
 
   /**
-   * Appends leaf hashes; returns every node this created (leaves included), for persistence.
+   * Appends leaf hashes; returns every node this created (leaves included), for persistence. The
+   * returned hashes are shared with the store: do not mutate them.
    * @throws {TypeError} when a leaf hash is not 32 bytes (then nothing is appended)
    * @example log.append([leafHash(entryBytes)]) // [{ level: 0, index: n, hash }, ...]
    */
