@@ -202,7 +202,7 @@ export class Chain {
   };
 
   /** Resolve a v0 message's lookup tables against current state. */
-  resolveLookups(m: Message): LoadedAddresses | TxErr {
+  resolveLookups(m: Message): LoadedAddresses | string {
     const writable: string[] = [];
     const readonly: string[] = [];
     for (const l of m.lookups) {

@@ -1,6 +1,11 @@
 // JSON serialization that writes bigint as a bare number, as the real RPC emits u64 values.
 
-export type Json = null | boolean | number | bigint | string | Json[] | { [k: string]: Json | undefined };
+/** An f64 field: serde writes whole values as `5.0`, and kit keeps such numbers as `number` rather than bigint. */
+export class F64 {
+  constructor(readonly value: number) {}
+}
+
+export type Json = null | boolean | number | bigint | string | F64 | Json[] | { [k: string]: Json | undefined };
 
 export function stringify(value: Json | undefined): string {
   const out: string[] = [];
@@ -19,6 +24,9 @@ function write(v: Json | undefined, out: string[]): void {
     out.push(Number.isFinite(v) ? String(v) : 'null');
   } else if (typeof v === 'boolean') {
     out.push(v ? 'true' : 'false');
+  } else if (v instanceof F64) {
+    const n = v.value;
+    out.push(!Number.isFinite(n) ? 'null' : Number.isInteger(n) && Math.abs(n) < 1e16 ? n.toFixed(1) : String(n));
   } else if (Array.isArray(v)) {
     out.push('[');
     for (let i = 0; i < v.length; i++) {

@@ -1,16 +1,7 @@
 // jsonParsed rendering of instructions and accounts, following agave's transaction-status and account-decoder parsers.
 import { base58 } from '@scure/base';
 import type { Json } from './json.ts';
-import {
-  ATA_PROGRAM,
-  MEMO_V1_PROGRAM,
-  MEMO_V2_PROGRAM,
-  SYSTEM_PROGRAM,
-  TOKEN_2022_PROGRAM,
-  TOKEN_PROGRAM,
-  isMemoProgram,
-  isTokenProgram,
-} from './programs.ts';
+import { ATA_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, isMemoProgram, isTokenProgram } from './programs.ts';
 import { decodeMint, decodeMultisig, decodeTokenAccount, isMintData, isTokenAccountData, uiTokenAmount, type TokenAccount } from './token.ts';
 
 type Obj = { [k: string]: Json };
@@ -428,8 +419,6 @@ export function formatMemos(memos: Uint8Array[]): string | null {
   return memos.map((m) => `[${m.length}] ${utf8(m) ?? '(unparseable)'}`).join('; ');
 }
 
-export const MEMO_PROGRAMS = [MEMO_V2_PROGRAM, MEMO_V1_PROGRAM];
-
 /** Decimals of a mint, looked up by the caller; null when the mint is missing or not a mint. */
 export type MintLookup = (mint: string) => number | null;
 
@@ -472,4 +461,3 @@ export function parseAccountData(owner: string, data: Uint8Array, mintDecimals: 
   return { program: 'spl-token', parsed, space: BigInt(data.length) };
 }
 
-export { TOKEN_PROGRAM };

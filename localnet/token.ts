@@ -1,6 +1,6 @@
 // SPL Token (and Token-2022 base) account/mint layouts and the RPC's UI amount formatting.
 import { base58 } from '@scure/base';
-import type { Json } from './json.ts';
+import { F64, type Json } from './json.ts';
 
 export const TOKEN_ACCOUNT_SIZE = 165;
 export const MINT_SIZE = 82;
@@ -92,7 +92,7 @@ export function uiTokenAmount(amount: bigint, decimals: number): { [k: string]: 
   return {
     amount: amount.toString(),
     decimals,
-    uiAmount: Number(amount) / 10 ** decimals,
+    uiAmount: new F64(Number(amount) / 10 ** decimals),
     uiAmountString: uiAmountString(amount, decimals),
   };
 }
