@@ -7,6 +7,7 @@ import { createServices, type Services } from './services.ts';
 import { buildApp } from './api/app.ts';
 import { Indexer } from './indexer/indexer.ts';
 import { tailDeps } from './indexer/deps.ts';
+import { ensureRngChains } from './anchor-worker/rng-heads.ts';
 
 export interface Running {
   services: Services;
@@ -32,6 +33,11 @@ export async function startService(config: Config, logger: Logger, overrides: Pa
     stoppers.push(() => services.close());
     await services.redis.hsetnx(services.keys.meta(), 'startedAt', String(services.now().getTime()));
 
+    if (config.roles.includes('worker')) {
+      await ensureRngChains(services);
+      const timer = setInterval(() => ensureRngChains(services).catch((err) => logger.warn({ err }, 'rng: rollover check failed')), 5_000);
+      stoppers.push(async () => clearInterval(timer));
+    }
     if (config.roles.includes('indexer')) {
       const indexer = new Indexer(tailDeps(services), { pollMs: config.INDEXER_POLL_MS, logger: logger.child({ role: 'indexer' }) });
       indexer.start();

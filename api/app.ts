@@ -13,6 +13,8 @@ import playerRoutes from './routes/player.ts';
 import houseRoutes from './routes/house.ts';
 import configRoutes from './routes/config.ts';
 import devRoutes from './routes/dev.ts';
+import diceRoutes from './routes/dice.ts';
+import receiptRoutes from './routes/receipts.ts';
 import { ErrorEnvelope } from '../schemas/common.ts';
 import { tailDeps } from '../indexer/deps.ts';
 import { ApiError } from '../schemas/errors.ts';
@@ -52,6 +54,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(playerRoutes, { tail });
       await api.register(houseRoutes);
       await api.register(devRoutes);
+      await api.register(diceRoutes);
+      await api.register(receiptRoutes);
     },
     { prefix: '/api' },
   );

@@ -1,5 +1,5 @@
 // Native node:crypto backend for servers; never imported by the portable core.
-import { createHash, createHmac, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { hash, createHmac, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { isStrictEd25519PublicKey, type CryptoBackend } from './crypto.ts';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -36,7 +36,8 @@ function privateKeyObject(seed: Uint8Array): KeyObject {
 
 export const nodeBackend: CryptoBackend = {
   name: 'node',
-  sha256: (data) => new Uint8Array(createHash('sha256').update(data).digest()),
+  // One-shot hashing skips a Hash object per call, which matters on the Merkle and RNG hot paths.
+  sha256: (data) => hash('sha256', data, 'buffer') as unknown as Uint8Array,
   hmacSha256: (key, data) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
   ed25519Verify(signature, message, publicKey) {
     if (signature.length !== 64) return false;

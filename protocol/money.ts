@@ -41,7 +41,8 @@ export function parseNonNegativeAmount(value: unknown): bigint {
   const fraction = match[2] ?? '';
   if (fraction.length > USDC_DECIMALS) throw new AmountError('amount has more than 6 decimals');
   const micro = BigInt(whole) * MICRO_PER_USDC + BigInt(fraction.padEnd(USDC_DECIMALS, '0') || '0');
-  if (micro >= 1n << 63n) throw new AmountError('amount is too large');
+  // The ledger compares amounts as Lua doubles, which are exact below 2^53.
+  if (micro >= 1n << 53n) throw new AmountError('amount is too large');
   return micro;
 }
 
