@@ -130,12 +130,16 @@ export function txErrorFromSvm(e: SvmTxError): TxErr {
   return { ProgramExecutionTemporarilyRestricted: { account_index: e.accountIndex } };
 }
 
+type Fields = Record<string, unknown>;
+const fields = (v: unknown): Fields | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Fields) : null);
+
 function ixErrorText(e: Json): string {
   if (typeof e === 'string') return IX_ERRORS.find(([n]) => n === e)?.[1] ?? e;
-  if (e && typeof e === 'object' && !Array.isArray(e)) {
-    const custom = e['Custom'];
+  const o = fields(e);
+  if (o) {
+    const custom = o['Custom'];
     if (typeof custom === 'number') return `custom program error: 0x${custom.toString(16)}`;
-    if ('BorshIoError' in e) return 'Failed to serialize or deserialize account data';
+    if ('BorshIoError' in o) return 'Failed to serialize or deserialize account data';
   }
   return 'generic instruction error';
 }
@@ -147,12 +151,12 @@ export function txErrorText(err: TxErr): string {
   if (Array.isArray(ie)) return `Error processing Instruction ${String(ie[0])}: ${ixErrorText(ie[1] ?? null)}`;
   const dup = err['DuplicateInstruction'];
   if (typeof dup === 'number') return `Transaction contains a duplicate instruction (${dup}) that is not allowed`;
-  const rent = err['InsufficientFundsForRent'];
-  if (rent && typeof rent === 'object' && !Array.isArray(rent)) {
+  const rent = fields(err['InsufficientFundsForRent']);
+  if (rent) {
     return `Transaction results in an account (${String(rent['account_index'])}) with insufficient funds for rent`;
   }
-  const restricted = err['ProgramExecutionTemporarilyRestricted'];
-  if (restricted && typeof restricted === 'object' && !Array.isArray(restricted)) {
+  const restricted = fields(err['ProgramExecutionTemporarilyRestricted']);
+  if (restricted) {
     return `Execution of the program referenced by account at index ${String(restricted['account_index'])} is temporarily restricted.`;
   }
   return 'transaction error';

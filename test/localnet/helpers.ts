@@ -19,6 +19,9 @@ import {
   type Blockhash,
   type Instruction,
   type KeyPairSigner,
+  type Address,
+  type Rpc as KitRpc,
+  type SolanaRpcApi,
   type Signature,
   type TransactionSigner,
 } from '@solana/kit';
@@ -28,7 +31,7 @@ import { startLocalnet, type Localnet, type LocalnetOptions } from '../../localn
 export const MEMO_V2 = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 export const MEMO_V1 = address('Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo');
 
-export type Rpc = ReturnType<typeof createSolanaRpc>;
+export type Rpc = KitRpc<SolanaRpcApi>;
 
 export interface TestNet {
   ln: Localnet;
@@ -44,7 +47,7 @@ export async function startTestNet(opts: Partial<LocalnetOptions> = {}): Promise
   const ln = await startLocalnet({ port: 0, dataDir, slotIntervalMs: 60_000, ...opts });
   return {
     ln,
-    rpc: createSolanaRpc(ln.url),
+    rpc: createSolanaRpc(ln.url) as Rpc,
     dataDir,
     async dispose() {
       await ln.close();
@@ -59,7 +62,7 @@ export async function fundedSigner(rpc: Rpc, sol = 10n): Promise<KeyPairSigner> 
   return signer;
 }
 
-export function memoIx(text: string, signers: TransactionSigner[] = [], programAddress = MEMO_V2): Instruction {
+export function memoIx(text: string, signers: TransactionSigner[] = [], programAddress: Address = MEMO_V2): Instruction {
   return getAddMemoInstruction({ memo: text, signers }, { programAddress });
 }
 

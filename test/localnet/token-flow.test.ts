@@ -131,7 +131,7 @@ describe('localnet: SPL token flow with memos', () => {
     const msg = tx.transaction.message;
     expect(msg.accountKeys[0]).toBe(payer.address);
     expect(msg.header).toEqual({ numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 3 });
-    expect(msg.addressTableLookups).toEqual([]);
+    expect('addressTableLookups' in msg && msg.addressTableLookups).toEqual([]);
     const tokenIdx = msg.accountKeys.indexOf(TOKEN_PROGRAM_ADDRESS);
     const ix0 = msg.instructions[0];
     expect(ix0?.programIdIndex).toBe(tokenIdx);
