@@ -7,7 +7,8 @@ import { createServices, type Services } from './services.ts';
 import { buildApp } from './api/app.ts';
 import { Indexer } from './indexer/indexer.ts';
 import { tailDeps } from './indexer/deps.ts';
-import { ensureRngChains } from './anchor-worker/rng-heads.ts';
+import { startWorker } from './anchor-worker/worker.ts';
+import { applyWalletReveal } from './games/wallet-reveal.ts';
 
 export interface Running {
   services: Services;
@@ -34,12 +35,11 @@ export async function startService(config: Config, logger: Logger, overrides: Pa
     await services.redis.hsetnx(services.keys.meta(), 'startedAt', String(services.now().getTime()));
 
     if (config.roles.includes('worker')) {
-      await ensureRngChains(services);
-      const timer = setInterval(() => ensureRngChains(services).catch((err) => logger.warn({ err }, 'rng: rollover check failed')), 5_000);
-      stoppers.push(async () => clearInterval(timer));
+      const worker = await startWorker(services);
+      stoppers.push(() => worker.stop());
     }
     if (config.roles.includes('indexer')) {
-      const indexer = new Indexer(tailDeps(services), { pollMs: config.INDEXER_POLL_MS, logger: logger.child({ role: 'indexer' }) });
+      const indexer = new Indexer(tailDeps(services, (reveal) => applyWalletReveal(services, reveal)), { pollMs: config.INDEXER_POLL_MS, logger: logger.child({ role: 'indexer' }) });
       indexer.start();
       stoppers.push(() => indexer.stop());
     }

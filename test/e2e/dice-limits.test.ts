@@ -1,0 +1,47 @@
+// House limits as fractions of NAV, checked at prepare and again atomically at commit.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { Player, http } from '../helpers/player.ts';
+
+let svc: TestService;
+
+beforeAll(async () => {
+  // NAV 10,000: maxBet 50, maxPayout 100, maxExposure 1,000.
+  svc = await startTestService({ DEV_HOUSE_CAPITAL: '10000' });
+});
+afterAll(async () => {
+  await svc?.cleanup();
+});
+
+describe('house limits', () => {
+  it('rejects a wager over maxBet and a possible payout over maxPayout, and re-checks at commit', async () => {
+    const house = (await http('GET', `${svc.api}/house`)).body.house;
+    expect(house.maxBet).toBe(50);
+    expect(house.maxPayout).toBe(100);
+    const player = await new Player(svc.api, svc.rpcUrl).onboard(500);
+    const overBet = await player.prepareDice({ wager: 51, target: 90 });
+    expect(overBet.res.body.error.code).toBe('GAME_INPUT_REJECTED');
+    expect(overBet.res.body.error.message).toMatch(/maxBet/);
+    const overPayout = await player.prepareDice({ wager: 20, target: 10 });
+    expect(overPayout.res.body.error.code).toBe('GAME_INPUT_REJECTED');
+    expect(overPayout.res.body.error.message).toMatch(/maxPayout/);
+
+    // Prepared within limits; by commit time other open bets have used up the exposure budget.
+    const ok = await player.prepareDice({ wager: 45, target: 45 });
+    expect(ok.res.status).toBe(200);
+    const exposureUsers = await Promise.all(Array.from({ length: 20 }, () => new Player(svc.api, svc.rpcUrl).onboard(100)));
+    let committed = 0;
+    for (const u of exposureUsers) {
+      const p = await u.prepareDice({ wager: 45, target: 45 });
+      if (p.res.status !== 200) break;
+      if ((await u.commitDice(p.res.body)).status !== 200) break;
+      committed++;
+    }
+    expect(committed).toBeGreaterThan(0);
+    const late = await player.commitDice(ok.res.body);
+    expect(late.status).toBe(400);
+    expect(late.body.error.code).toBe('GAME_INPUT_REJECTED');
+    expect(late.body.error.message).toMatch(/maxExposure/);
+    expect((await player.get('/protocol/v1/player/status')).body.balance).toBe(500);
+  });
+});
