@@ -100,6 +100,7 @@ export class Chain {
     this.faucetSeed = Buffer.from(state.faucetSeed, 'hex');
     this.faucet = keypairFromSeed(this.faucetSeed);
     // Runtime settings are not part of litesvm's serialized state; apply them on every start.
+    // Blockhash lifetimes and duplicate detection are ours (litesvm only knows one blockhash, and keeps no history).
     svm.setBlockhashCheck(false);
     svm.setSigverify(true);
     svm.setTransactionHistory(0n);
@@ -152,7 +153,11 @@ export class Chain {
 
   /** Keeps slot and block height monotonic across restarts when history is ahead of the snapshot. */
   fastForwardTo(slot: bigint): void {
-    while (this.slot < slot) this.tick();
+    if (this.slot >= slot) return;
+    const skip = slot - this.slot - 1n;
+    this.slot += skip;
+    this.blockHeight += skip;
+    this.tick();
   }
 
   lastValidBlockHeight(blockhash: string): bigint | null {
@@ -258,8 +263,9 @@ export class Chain {
   }
 
   /** Execute for real. `keys` are the static keys followed by loaded writable then readonly addresses. */
-  execute(tx: Transaction, keys: string[]): LandedResult {
+  execute(tx: Transaction, keys: string[], sigverify: boolean): LandedResult {
     this.syncClock();
+    this.svm.setSigverify(sigverify);
     const keyBytes = keys.map((k) => base58.decode(k));
     const invoked = new Set(tx.message.instructions.map((ix) => ix.programIdIndex));
     const preBalances = keyBytes.map((k) => this.svm.getBalance(k) ?? 0n);
@@ -281,19 +287,15 @@ export class Chain {
     };
   }
 
-  /** Simulate without touching state; signatures are checked by the caller when asked to. */
-  simulate(tx: Transaction, bytes: Uint8Array): SimResult {
+  /** Simulate without touching state. A bad signature comes back as the `SignatureFailure` error when `sigverify`. */
+  simulate(tx: Transaction, bytes: Uint8Array, sigverify: boolean): SimResult {
     this.syncClock();
-    this.svm.setSigverify(false);
-    try {
-      const r = tx.message.version === 'legacy' ? this.svm.simulateLegacyTransaction(bytes) : this.svm.simulateVersionedTransaction(bytes);
-      if (r instanceof FailedTransactionMetadata) return { ...execResult(r.meta(), txErrorFromSvm(r.err())), postAccounts: new Map() };
-      const postAccounts = new Map<string, svmTypes.Account>();
-      for (const a of r.postAccounts()) postAccounts.set(base58.encode(a.address), a.account());
-      return { ...execResult(r.meta(), null), postAccounts };
-    } finally {
-      this.svm.setSigverify(true);
-    }
+    this.svm.setSigverify(sigverify);
+    const r = tx.message.version === 'legacy' ? this.svm.simulateLegacyTransaction(bytes) : this.svm.simulateVersionedTransaction(bytes);
+    if (r instanceof FailedTransactionMetadata) return { ...execResult(r.meta(), txErrorFromSvm(r.err())), postAccounts: new Map() };
+    const postAccounts = new Map<string, svmTypes.Account>();
+    for (const a of r.postAccounts()) postAccounts.set(base58.encode(a.address), a.account());
+    return { ...execResult(r.meta(), null), postAccounts };
   }
 
   /** Wire bytes of a faucet transfer, signed, using the latest blockhash. */

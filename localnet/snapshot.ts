@@ -41,36 +41,45 @@ export async function writeSnapshot(dir: string, meta: SnapshotMeta, svm: Uint8A
   await rename(tmp, final);
 }
 
-/** Coalesces change notifications into at most one snapshot per interval; never runs two writes at once. */
+/**
+ * Debounces change notifications: a snapshot is written once changes pause for `intervalMs`, or at the latest
+ * `maxWaitMs` after the first unsaved change. The transaction log already makes every landed transaction durable
+ * (it is replayed on start), so snapshots only bound replay time; writing the whole LiteSVM state (~1.4 MB, mostly
+ * program binaries) on every pause of a busy chain would be needless disk churn. Never runs two writes at once.
+ */
 export class Snapshotter {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
-  private dirty = false;
+  private dirtySince: number | null = null;
 
   constructor(
     private readonly intervalMs: number,
+    private readonly maxWaitMs: number,
     private readonly save: () => Promise<void>,
     private readonly log: Logger,
   ) {}
 
   changed(): void {
-    this.dirty = true;
-    if (this.timer || this.running) return;
+    const now = Date.now();
+    this.dirtySince ??= now;
+    if (this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    const wait = Math.max(0, Math.min(this.intervalMs, this.dirtySince + this.maxWaitMs - now));
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.run();
-    }, this.intervalMs);
+    }, wait);
   }
 
   private async run(): Promise<void> {
     if (this.running) return this.running;
-    this.dirty = false;
+    this.dirtySince = null;
     this.running = this.save().catch((e: unknown) => {
       this.log.error({ err: e }, 'localnet: snapshot failed');
     });
     await this.running;
     this.running = null;
-    if (this.dirty) this.changed();
+    if (this.dirtySince !== null) this.changed();
   }
 
   async flush(): Promise<void> {

@@ -162,6 +162,46 @@ describe('localnet: persistence', () => {
     }
   });
 
+  it('snapshots shortly after changes, without waiting for close', async () => {
+    const dataDir = await tempDir();
+    const net = await startLocalnet({ port: 0, dataDir, slotIntervalMs: 60_000, snapshotIntervalMs: 50 });
+    const crashCopy = await tempDir();
+    try {
+      const rpc = createSolanaRpc(net.url) as Rpc;
+      const payer = await fundedSigner(rpc, 3n);
+      const genesisSnapshot = await stat(join(dataDir, 'snapshot.bin'));
+      await sendIxs(rpc, payer, [memoIx('snap me')]);
+      const balance = (await rpc.getBalance(payer.address).send()).value;
+      let snap = genesisSnapshot;
+      for (let i = 0; i < 100 && snap.mtimeMs === genesisSnapshot.mtimeMs; i++) {
+        await sleep(20);
+        snap = await stat(join(dataDir, 'snapshot.bin'));
+      }
+      expect(snap.mtimeMs).toBeGreaterThan(genesisSnapshot.mtimeMs);
+      await sleep(100);
+      await cp(dataDir, crashCopy, { recursive: true });
+      const warnings: unknown[] = [];
+      const copy = await startLocalnet({ port: 0, dataDir: crashCopy, slotIntervalMs: 60_000, logger: { info() {}, warn: (...a: unknown[]) => warnings.push(a), error() {} } });
+      try {
+        expect((await createSolanaRpc(copy.url).getBalance(payer.address).send()).value).toBe(balance);
+        expect(warnings).toEqual([]);
+      } finally {
+        await copy.close();
+      }
+    } finally {
+      await net.close();
+    }
+  });
+
+  it('refuses a data dir already in use, and frees it on close', async () => {
+    const dataDir = await tempDir();
+    const first = await startLocalnet({ port: 0, dataDir, slotIntervalMs: 60_000 });
+    await expect(startLocalnet({ port: 0, dataDir, slotIntervalMs: 60_000 })).rejects.toThrow(/in use/);
+    await first.close();
+    const second = await startLocalnet({ port: 0, dataDir, slotIntervalMs: 60_000 });
+    await second.close();
+  });
+
   it('drops a torn final line of the transaction log and keeps working', async () => {
     const dataDir = await tempDir();
     const first = await startLocalnet({ port: 0, dataDir, slotIntervalMs: 60_000 });
