@@ -42,17 +42,23 @@ function str(p: Params, i: number, what: string): string {
   return v;
 }
 
+const U64_MAX = 2n ** 64n - 1n;
+
 function u64(v: unknown, what: string): bigint {
-  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return BigInt(v);
-  if (typeof v === 'string' && /^\d+$/.test(v)) return BigInt(v);
-  throw invalidParams(`Invalid params: invalid ${what}`);
+  let n: bigint | null = null;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) n = BigInt(v);
+  else if (typeof v === 'string' && /^\d{1,20}$/.test(v)) n = BigInt(v);
+  if (n === null || n > U64_MAX) throw invalidParams(`Invalid params: invalid ${what}`);
+  return n;
 }
 
 function optU64(v: unknown, what: string): bigint | undefined {
   return v === undefined || v === null ? undefined : u64(v, what);
 }
 
+// Length checks first: base58 decoding is quadratic, so a huge string must not reach it.
 function pubkey(s: string): string {
+  if (s.length > 44) throw invalidParams('Invalid param: WrongSize');
   let bytes: Uint8Array;
   try {
     bytes = base58.decode(s);
@@ -64,6 +70,7 @@ function pubkey(s: string): string {
 }
 
 function signature(s: string): string {
+  if (s.length > 88) throw invalidParams('Invalid param: WrongSize');
   let bytes: Uint8Array;
   try {
     bytes = base58.decode(s);
