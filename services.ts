@@ -8,6 +8,7 @@ import { Keys } from './store/keys.ts';
 import { Ledger } from './store/ledger.ts';
 import { Aliases } from './store/aliases.ts';
 import { BetStore } from './store/bets.ts';
+import { TicketStore } from './store/tickets.ts';
 import { createRpc, type SolanaRpc } from './chain/rpc.ts';
 import { configuredSetup, ensureLocalnetGenesis, type ChainSetup } from './chain/genesis.ts';
 import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
@@ -22,6 +23,7 @@ export interface Services {
   keys: Keys;
   ledger: Ledger;
   bets: BetStore;
+  tickets: TicketStore;
   aliases: Aliases;
   rpc: SolanaRpc;
   rpcUrl: string;
@@ -73,6 +75,7 @@ export async function createServices(config: Config, logger: Logger, rpcUrl: str
     keys,
     ledger,
     bets: new BetStore(redis, keys, ledger.scripts),
+    tickets: new TicketStore(redis, keys, ledger.scripts),
     aliases,
     rpc,
     rpcUrl,

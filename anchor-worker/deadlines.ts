@@ -2,6 +2,7 @@
 // (recovery store or wallet memo) or as a loss. It is never voided or refunded.
 import type { Services } from '../services.ts';
 import { settleDiceBet } from '../games/dice.ts';
+import { settleSweeperTurn } from '../games/sweeper.ts';
 import { verifyCommitment } from '../protocol/commitment.ts';
 import type { BetRecord } from '../store/bets.ts';
 
@@ -11,12 +12,10 @@ const settlers: Record<string, DeadlineSettler> = {
   dice: async (services, bet, clientSeedRaw) => {
     await settleDiceBet(services, bet, clientSeedRaw ? { clientSeedRaw, revealSignature: null, via: 'recovery' } : null);
   },
+  sweeper: async (services, bet, clientSeedRaw) => {
+    await settleSweeperTurn(services, bet, clientSeedRaw ? { clientSeedRaw, revealSignature: null, via: 'recovery' } : null);
+  },
 };
-
-/** Lets other games (Sweeper) plug in their deadline settlement. */
-export function registerDeadlineSettler(game: string, settle: DeadlineSettler): void {
-  settlers[game] = settle;
-}
 
 /** @returns how many bets were settled */
 export async function settleDueBets(services: Services, limit = 200): Promise<number> {

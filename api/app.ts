@@ -15,6 +15,7 @@ import configRoutes from './routes/config.ts';
 import devRoutes from './routes/dev.ts';
 import diceRoutes from './routes/dice.ts';
 import receiptRoutes from './routes/receipts.ts';
+import sweeperRoutes from './routes/sweeper.ts';
 import { ErrorEnvelope } from '../schemas/common.ts';
 import { tailDeps } from '../indexer/deps.ts';
 import { ApiError } from '../schemas/errors.ts';
@@ -56,6 +57,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(devRoutes);
       await api.register(diceRoutes);
       await api.register(receiptRoutes);
+      await api.register(sweeperRoutes);
     },
     { prefix: '/api' },
   );

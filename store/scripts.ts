@@ -6,6 +6,8 @@ const SCRIPTS = {
   applyChainItem: 7,
   commitBet: 12,
   settleBet: 11,
+  openTicket: 7,
+  settleTurn: 13,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,0 +1,25 @@
+-- Opens a Sweeper ticket: one active ticket per wallet; reserves the stake and the full-board exposure.
+-- KEYS: player, sessionKeys, activeTicket, ticket, house, journal, seq
+-- ARGV: wallet, ticketId, mode, wager, fullPayout, exposureDelta, sessionPubkey, createdAt, serverSeedHash,
+--       maxExposureBps, maxPayoutBps, maxBetBps
+local wallet, ticketId, wager, exposureDelta = ARGV[1], ARGV[2], ARGV[4], ARGV[6]
+if redis.call('EXISTS', KEYS[3]) == 1 then return {'err', 'ticket_active', redis.call('GET', KEYS[3])} end
+local keyState = redis.call('HGET', KEYS[2], ARGV[7])
+if not keyState or cjson.decode(keyState).status ~= 'active' then return {'err', 'session_key'} end
+local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias')
+if num(wager) > num(player[1]) then return {'err', 'insufficient_balance', player[1] or '0'} end
+local limitError = check_limits(KEYS[5], num(wager), num(ARGV[5]), num(exposureDelta), num(ARGV[10]), num(ARGV[11]), num(ARGV[12]))
+if limitError then return limitError end
+
+redis.call('SET', KEYS[3], ticketId)
+redis.call('HSET', KEYS[4], 'wallet', wallet, 'status', 'running', 'mode', ARGV[3], 'wager', wager, 'fullPayout', ARGV[5],
+  'exposureDelta', exposureDelta, 'rowsWon', '0', 'pendingTurn', '', 'createdAt', ARGV[8], 'nonce', player[2] or '0',
+  'serverSeedHash', ARGV[9], 'turns', '[]')
+redis.call('HINCRBY', KEYS[1], 'balance', neg(wager))
+redis.call('HINCRBY', KEYS[1], 'staked', wager)
+redis.call('HINCRBY', KEYS[1], 'exposure', exposureDelta)
+redis.call('HINCRBY', KEYS[5], 'balances', neg(wager))
+redis.call('HINCRBY', KEYS[5], 'staked', wager)
+redis.call('HINCRBY', KEYS[5], 'exposure', exposureDelta)
+journal(KEYS[6], KEYS[7], 'ticket_opened', ARGV[8], cjson.encode({ game = 'sweeper', player = player[3], ticketId = ticketId, mode = ARGV[3], wager = wager }))
+return {'ok', player[2] or '0'}
