@@ -1,5 +1,5 @@
 // Commits operator RNG chain heads on-chain (memo signed by the anchor key alone) and rolls chains over.
-import { getAddMemoInstruction } from '@solana-program/memo';
+import { memoInstruction } from '../chain/memo.ts';
 import type { Services } from '../services.ts';
 import { sendAndConfirm } from '../chain/send.ts';
 import { rngHeadMemo } from '../protocol/memo.ts';
@@ -17,7 +17,7 @@ async function commitNewChain(services: Services): Promise<{ chainId: number; he
   const chainId = Math.max(0, ...rngChains.ids()) + 1;
   const chain = rngChains.create(chainId, config.RNG_CHAIN_LENGTH);
   const memo = rngHeadMemo(chainId, chain.headHex);
-  const signature = await sendAndConfirm(rpc, operator.anchor.signer, [getAddMemoInstruction({ memo, signers: [operator.anchor.signer] })]);
+  const signature = await sendAndConfirm(rpc, operator.anchor.signer, [memoInstruction(memo, [operator.anchor.signer])]);
   services.logger.info({ chainId, head: chain.headHex, signature }, 'rng: chain head committed on-chain');
   return { chainId, head: chain.headHex, length: chain.length, signature };
 }

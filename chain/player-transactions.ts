@@ -11,7 +11,7 @@ import {
   type Address,
   type Instruction,
 } from '@solana/kit';
-import { getAddMemoInstruction } from '@solana-program/memo';
+import { memoInstruction } from './memo.ts';
 import { getCreateAssociatedTokenIdempotentInstructionAsync, getTransferCheckedInstruction } from '@solana-program/token';
 import type { SolanaRpc } from './rpc.ts';
 import { ataOf, type ChainSetup } from './genesis.ts';
@@ -56,11 +56,11 @@ export async function buildSetupTransaction(
       }),
     );
   }
-  instructions.push(getAddMemoInstruction({ memo: setupMemo(wallet, sessionPubkey), signers: [payer] }));
+  instructions.push(memoInstruction(setupMemo(wallet, sessionPubkey), [payer]));
   return unsignedWire(rpc, wallet, instructions);
 }
 
 export async function buildRevokeTransaction(rpc: SolanaRpc, wallet: Address, sessionPubkey: string) {
   const payer = createNoopSigner(wallet);
-  return unsignedWire(rpc, wallet, [getAddMemoInstruction({ memo: revokeMemo(wallet, sessionPubkey), signers: [payer] })]);
+  return unsignedWire(rpc, wallet, [memoInstruction(revokeMemo(wallet, sessionPubkey), [payer])]);
 }

@@ -1,9 +1,8 @@
 // The crediting rules of design §3, as one pure function over a `json`-encoded getTransaction result.
 // The indexer and `player/sync` both go through it, so they can never disagree.
 import { getTransferCheckedInstructionDataDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { MEMO_PROGRAM_ADDRESS } from '@solana-program/memo';
 import { fromBase58 } from '../protocol/encoding.ts';
-import { parseMemo, type ParsedMemo } from '../protocol/memo.ts';
+import { MEMO_PROGRAM_ID, parseMemo, type ParsedMemo } from '../protocol/memo.ts';
 import type { ChainItem } from '../store/ledger.ts';
 
 const TRANSFER_CHECKED = 12;
@@ -99,7 +98,7 @@ export function classifyTransaction(tx: RawTransaction, ctx: CreditingContext): 
 
   const memos: ValidMemo[] = [];
   message.instructions.forEach((ix, index) => {
-    if (programOf(ix) !== MEMO_PROGRAM_ADDRESS) return;
+    if (programOf(ix) !== MEMO_PROGRAM_ID) return;
     // A memo counts only when its signer accounts are exactly one signing wallet.
     if (ix.accounts.length !== 1 || !isSigner(ix.accounts[0] as number)) return;
     const text = decodeMemo(ix.data);

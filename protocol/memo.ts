@@ -1,5 +1,7 @@
 // On-chain memo texts (design §3). Parsing is strict: a memo counts only in exactly these shapes.
 export const MEMO_PREFIX = 'pfws:v1:';
+/** SPL Memo v2. @solana-program/memo 0.15 defaults to another address, so always name this one. */
+export const MEMO_PROGRAM_ID = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 
 export const setupMemo = (wallet: string, sessionPubkey: string): string => `pfws:v1:setup:${wallet}:${sessionPubkey}`;
 export const revokeMemo = (wallet: string, sessionPubkey: string): string => `pfws:v1:revoke:${wallet}:${sessionPubkey}`;

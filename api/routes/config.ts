@@ -1,7 +1,7 @@
 // GET /api/protocol/v1/config: the chain objects and operator keys clients and verifiers start from.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { MEMO_PROGRAM_ADDRESS } from '@solana-program/memo';
+import { MEMO_PROGRAM_ID } from '../../protocol/memo.ts';
 import { responses } from '../../schemas/common.ts';
 import { ProtocolConfig } from '../../schemas/config.ts';
 
@@ -18,7 +18,7 @@ export default async function configRoutes(fastify: FastifyInstance) {
     vaultTokenAccount: setup.vaultTokenAccount,
     operatorPublicKey: operator.anchor.publicKey,
     ackPublicKey: operator.ack.publicKey,
-    memoProgram: MEMO_PROGRAM_ADDRESS,
+    memoProgram: MEMO_PROGRAM_ID,
     lpMint: setup.lpMint,
     rngChainHead: (await services.redis.hget(services.keys.rng(), 'head')) ?? null,
     explorerBaseUrl: config.EXPLORER_BASE_URL,
