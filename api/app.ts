@@ -16,7 +16,6 @@ import devRoutes from './routes/dev.ts';
 import diceRoutes from './routes/dice.ts';
 import receiptRoutes from './routes/receipts.ts';
 import sweeperRoutes from './routes/sweeper.ts';
-import { ErrorEnvelope } from '../schemas/common.ts';
 import { tailDeps } from '../indexer/deps.ts';
 import { ApiError } from '../schemas/errors.ts';
 
@@ -28,7 +27,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addSchema(ErrorEnvelope);
   await app.register(servicesPlugin, { services });
   await app.register(errorsPlugin);
   await app.register(swagger, {

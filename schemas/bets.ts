@@ -16,7 +16,6 @@ export const Ack = Type.Object(
     operatorSignature: { ...Base64, description: 'ack key Ed25519 over UTF-8 "pfws:v1:ack:<ackHash>"' },
     revealMessage: Type.String({ description: 'pfws:v1:reveal:<betPayloadHash>:<ackHash>; the reveal signs these UTF-8 bytes' }),
   },
-  { $id: 'Ack' },
 );
 
 export const BetPayload = Loose('canonical bet payload; betPayloadHash = sha256(JCS(betPayload))');

@@ -18,7 +18,7 @@ export const ErrorEnvelope = Type.Object(
       details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     }),
   },
-  { $id: 'ErrorEnvelope', description: 'Every failure' },
+  { description: 'Every failure' },
 );
 
 /** Response map with the error envelope on every listed error status. */

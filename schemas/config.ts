@@ -16,5 +16,4 @@ export const ProtocolConfig = Type.Object(
     rngChainHead: Type.Union([Hex32, Type.Null()]),
     explorerBaseUrl: Type.String(),
   },
-  { $id: 'ProtocolConfig' },
 );

@@ -22,7 +22,6 @@ export const House = Type.Object(
     openExposure: N('sum of (max payout - stake) over committed bets and open tickets'),
     strategy: Type.String(),
   },
-  { $id: 'House' },
 );
 
 export const HouseResponse = Type.Object({ house: House });

@@ -17,7 +17,6 @@ export const UnsignedTransaction = Type.Object(
     lastValidBlockHeight: Type.String(),
     memo: Type.String(),
   },
-  { $id: 'UnsignedTransaction' },
 );
 
 export const SessionKeyStatus = Type.Object({
@@ -49,12 +48,10 @@ export const PlayerStatus = Type.Object(
     withdrawals: Type.Array(Withdrawal),
     totals: Type.Object({ deposited: Amount, wagered: Amount, paidOut: Amount, plays: Type.Integer(), wins: Type.Integer() }),
   },
-  { $id: 'PlayerStatus' },
 );
 
 export const SyncResult = Type.Object(
   { applied: Type.Integer({ description: 'on-chain items applied by this call' }), status: PlayerStatus },
-  { $id: 'SyncResult' },
 );
 
 export const FaucetBody = Type.Object({

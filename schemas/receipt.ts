@@ -40,7 +40,6 @@ export const Receipt = Type.Object(
     anchor: Anchor,
     createdAt: Timestamp,
   },
-  { $id: 'Receipt' },
 );
 
 export const ReceiptResponse = Type.Object({ receipt: Receipt });

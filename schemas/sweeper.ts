@@ -27,7 +27,6 @@ export const Ticket = Type.Object(
     endedAt: Type.Optional(Timestamp),
     pendingTurn: Nullable(Type.Object({ status: Type.Literal('awaiting_reveal'), betPayloadHash: Hex32, ack: Nullable(Ack) })),
   },
-  { $id: 'Ticket' },
 );
 
 export const OpenTicketBody = Type.Object({

@@ -13,7 +13,6 @@ export const WalletChallenge = Type.Object(
     nonce: Type.String(),
     expiresAt: Timestamp,
   },
-  { $id: 'WalletChallenge' },
 );
 
 export const SessionBody = Type.Object({
@@ -24,5 +23,4 @@ export const SessionBody = Type.Object({
 
 export const WalletSession = Type.Object(
   { token: Type.String(), walletAddress: Type.String(), expiresAt: Timestamp },
-  { $id: 'WalletSession' },
 );
