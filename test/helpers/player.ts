@@ -143,7 +143,7 @@ export class Player {
       sessionPubkey: opts.sessionPubkey ?? this.session.publicKey,
       direction: opts.direction ?? 'under',
       target: opts.target ?? 50,
-      wager: opts.wager ?? 1,
+      wager: 'wager' in opts ? opts.wager : 1,
     });
     return { ...seed, res };
   }
