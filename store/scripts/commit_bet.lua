@@ -15,21 +15,26 @@ if not p[1] or p[1] ~= wallet then return {'err', 'not_prepared'} end
 if num(p[9]) < num(ARGV[3]) then return {'err', 'expired'} end
 local keyState = redis.call('HGET', KEYS[2], p[6])
 if not keyState or cjson.decode(keyState).status ~= 'active' then return {'err', 'session_key'} end
-local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias')
-if num(p[8]) ~= num(player[2]) then return {'err', 'stale_nonce'} end
-if redis.call('SISMEMBER', KEYS[5], p[7]) == 1 then return {'err', 'commitment_used'} end
 
 local ticketId = p[11]
-local stake = p[3]
-local exposureDelta = p[5]
-if ticketId and ticketId ~= '' then
-  -- A Sweeper turn: the stake was locked when the ticket opened.
+local isTurn = ticketId and ticketId ~= ''
+if isTurn then
+  -- A Sweeper turn: the ticket must be waiting for exactly this turn.
   local t = redis.call('HMGET', KEYS[12], 'wallet', 'status', 'pendingTurn', 'rowsWon')
   if t[1] ~= wallet or t[2] ~= 'running' then return {'err', 'ticket_not_running'} end
   if t[3] and t[3] ~= '' then return {'err', 'turn_pending'} end
   local payload = cjson.decode(p[2])
   if payload.params.turn == 'choice' and tonumber(payload.params.row) ~= num(t[4]) then return {'err', 'row_order'} end
   if payload.params.turn == 'cashout' and num(t[4]) < 1 then return {'err', 'cashout_zero'} end
+end
+local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias')
+if num(p[8]) ~= num(player[2]) then return {'err', 'stale_nonce'} end
+if redis.call('SISMEMBER', KEYS[5], p[7]) == 1 then return {'err', 'commitment_used'} end
+
+local stake = p[3]
+local exposureDelta = p[5]
+if isTurn then
+  -- The stake was locked when the ticket opened.
   stake = '0'
   exposureDelta = '0'
 else
@@ -56,7 +61,7 @@ redis.call('HSET', KEYS[4], 'wallet', wallet, 'state', 'committed', 'game', p[10
   'betNonce', p[8], 'rngIndex', rngIndex, 'rngChainId', chainId, 'rngChainHead', chainHead,
   'committedAt', ARGV[4], 'revealDeadline', ARGV[6], 'revealDeadlineMs', ARGV[5], 'ticketId', ticketId or '',
   'turn', p[12] or '', 'commitSignature', ARGV[10])
-if ticketId and ticketId ~= '' then redis.call('HSET', KEYS[12], 'pendingTurn', hash) end
+if isTurn then redis.call('HSET', KEYS[12], 'pendingTurn', hash) end
 redis.call('DEL', KEYS[3])
 redis.call('SADD', KEYS[10], hash)
 redis.call('ZADD', KEYS[11], ARGV[5], hash)

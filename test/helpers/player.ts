@@ -166,4 +166,28 @@ export class Player {
     if (r.status !== 200) throw new Error(`reveal: ${JSON.stringify(r.body)}`);
     return { prepared: p.res.body, commit: c.body, reveal: r.body, clientSeedRaw: p.clientSeedRaw };
   }
+
+  openTicket(mode: unknown = 'easy', wager: unknown = 1) {
+    return this.post('/protocol/v1/sweeper/ticket', { mode, sessionPubkey: this.session.publicKey, wager });
+  }
+
+  async prepareChoice(ticketId: string, row: unknown, choiceColumn: unknown) {
+    const seed = this.newSeed();
+    const res = await this.post('/protocol/v1/sweeper/choice/prepare', { ticketId, commitment: seed.commitment, sessionPubkey: this.session.publicKey, row, choiceColumn });
+    return { ...seed, res };
+  }
+
+  async prepareCashout(ticketId: string) {
+    const seed = this.newSeed();
+    const res = await this.post('/protocol/v1/sweeper/cashout/prepare', { ticketId, commitment: seed.commitment, sessionPubkey: this.session.publicKey });
+    return { ...seed, res };
+  }
+
+  commitSweeper(prepared: { betPayload: unknown; betPayloadHash: string; sweeperParams: unknown }, key: Keypair = this.session) {
+    return this.post('/protocol/v1/sweeper/commit', { ...prepared, sessionSignature: this.signHash(prepared.betPayloadHash, key) });
+  }
+
+  revealSweeper(betPayloadHash: string, clientSeedRaw: string, revealMessage: string, key: Keypair = this.session) {
+    return this.post('/protocol/v1/sweeper/reveal', { betPayloadHash, clientSeedRaw, sessionSignature: this.signText(revealMessage, key) });
+  }
 }
