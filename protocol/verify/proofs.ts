@@ -1,0 +1,41 @@
+// The verifier's entry points for bet-log proofs in their wire form (hex), as receipts and the API give them.
+import { fromHex, isHex } from '../encoding.ts';
+
+// Roots of any length go through as bytes: the Merkle verifier owns the size rules (equal sizes need equal roots, nothing more).
+const isAnyHex = (v: unknown): v is string => typeof v === 'string' && v.length % 2 === 0 && /^[0-9a-f]*$/.test(v);
+import { proofFromHex, verifyConsistency, verifyInclusion, type VerifyResult } from '../merkle.ts';
+
+type Size = number | bigint;
+
+/**
+ * RFC 9162 inclusion of the leaf `leafHex` at `index` in the tree of `size` with root `rootHex`; the
+ * left/right path follows from (index, size) only. Nothing throws.
+ * @example verifyInclusionHex(anchor.betLogEntryHash, anchor.betLogIndex, anchor.entryCount, anchor.betLogProof, anchor.betLogRoot)
+ */
+export function verifyInclusionHex(leafHex: unknown, index: Size, size: Size, proofHex: unknown, rootHex: unknown): VerifyResult {
+  if (!isHex(leafHex, 32)) return { ok: false, reason: 'the leaf hash is not 32 bytes of lowercase hex' };
+  if (!isAnyHex(rootHex)) return { ok: false, reason: 'the root is not lowercase hex' };
+  let proof: Uint8Array[];
+  try {
+    proof = proofFromHex(proofHex);
+  } catch (err) {
+    return { ok: false, reason: `the proof is malformed: ${(err as Error).message}` };
+  }
+  return verifyInclusion(fromHex(leafHex), index, size, proof, fromHex(rootHex));
+}
+
+/**
+ * RFC 9162 consistency: the tree of `size2` with `root2Hex` extends the tree of `size1` with `root1Hex`.
+ * Nothing throws.
+ * @example verifyConsistencyHex(a.entryCount, b.entryCount, body.proof, a.betLogRoot, b.betLogRoot)
+ */
+export function verifyConsistencyHex(size1: Size, size2: Size, proofHex: unknown, root1Hex: unknown, root2Hex: unknown): VerifyResult {
+  if (!isAnyHex(root1Hex) || !isAnyHex(root2Hex)) return { ok: false, reason: 'a root is not lowercase hex' };
+  let proof: Uint8Array[];
+  try {
+    proof = proofFromHex(proofHex);
+  } catch (err) {
+    return { ok: false, reason: `the proof is malformed: ${(err as Error).message}` };
+  }
+  return verifyConsistency(size1, size2, proof, fromHex(root1Hex), fromHex(root2Hex));
+}
