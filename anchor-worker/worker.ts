@@ -1,7 +1,8 @@
-// The worker role: RNG chain heads and rollover, and deadline settlement.
+// The worker role: RNG chain heads and rollover, deadline settlement, bet-log anchoring and journal manifests.
 import type { Services } from '../services.ts';
 import { ensureRngChains } from './rng-heads.ts';
 import { settleDueBets } from './deadlines.ts';
+import { startAnchoring } from './anchor-queue.ts';
 
 export interface WorkerHandle {
   stop(): Promise<void>;
@@ -30,9 +31,11 @@ function every(ms: number, task: () => Promise<unknown>, onError: (err: unknown)
 export async function startWorker(services: Services): Promise<WorkerHandle> {
   const log = services.logger.child({ role: 'worker' });
   await ensureRngChains(services);
+  const anchoring = await startAnchoring(services);
   const stops = [
     every(5_000, () => ensureRngChains(services), (err) => log.warn({ err }, 'rng: rollover check failed')),
     every(1_000, () => settleDueBets(services), (err) => log.warn({ err }, 'deadlines: pass failed')),
+    () => anchoring.stop(),
   ];
   return {
     async stop() {

@@ -15,6 +15,9 @@ import configRoutes from './routes/config.ts';
 import devRoutes from './routes/dev.ts';
 import diceRoutes from './routes/dice.ts';
 import receiptRoutes from './routes/receipts.ts';
+import betLogRoutes from './routes/bet-log.ts';
+import journalRoutes from './routes/journal.ts';
+import stateProofRoutes from './routes/state-proof.ts';
 import sweeperRoutes from './routes/sweeper.ts';
 import { tailDeps } from '../indexer/deps.ts';
 import { ApiError } from '../schemas/errors.ts';
@@ -55,6 +58,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(devRoutes);
       await api.register(diceRoutes);
       await api.register(receiptRoutes);
+      await api.register(betLogRoutes);
+      await api.register(journalRoutes);
+      await api.register(stateProofRoutes);
       await api.register(sweeperRoutes);
     },
     { prefix: '/api' },

@@ -33,4 +33,17 @@ export class Keys {
   readonly indexerLease = () => `${this.prefix}:indexer:leader`;
   readonly playsChannel = () => `${this.prefix}:plays`;
   readonly meta = () => `${this.prefix}:meta`;
+
+  // Anchoring: the bet-log tree, commits, the pending commit, liability snapshots, manifests.
+  betLogNodes = (level: number) => `${this.prefix}:betlog:nodes:${level}`;
+  readonly betLogTree = () => `${this.prefix}:betlog:tree`;
+  readonly anchor = () => `${this.prefix}:anchor`;
+  readonly anchorPending = () => `${this.prefix}:anchor:pending`;
+  readonly anchorCommits = () => `${this.prefix}:anchor:commits`;
+  anchorSnapshot = (epoch: number) => `${this.prefix}:anchor:state:${epoch}`;
+  readonly manifest = () => `${this.prefix}:manifest`;
+  readonly manifests = () => `${this.prefix}:manifests`;
+  readonly manifestsBySeq = () => `${this.prefix}:manifests:by-seq`;
+  /** BullMQ key prefix, so each deployment (and test) has its own queues. */
+  readonly queuePrefix = () => `${this.prefix}:bull`;
 }

@@ -1,0 +1,163 @@
+/**
+ * BullMQ wiring of the anchor and manifest processors. A light scheduler enqueues a job when a batch is
+ * due (by count or by age); jobs deduplicate on the size they extend, queues run one job at a time
+ * across all workers, transient failures retry with capped backoff, and an entry that can never be
+ * anchored fails the job as unrecoverable and halts anchoring until an operator looks.
+ * @module
+ */
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Services } from '../services.ts';
+import { createQueueRedis, type Redis } from '../store/redis.ts';
+import { InvalidEntryError } from '../store/anchor-tree.ts';
+import { Anchorer, type AnchorHooks } from './anchor.ts';
+import { ManifestBuilder, type ManifestHooks } from './manifests.ts';
+
+export interface AnchoringOptions {
+  anchorHooks?: AnchorHooks;
+  manifestHooks?: ManifestHooks;
+  /**
+   * How often the scheduler looks for due work.
+   * @defaultValue a quarter of the smaller max delay, at most 250 ms
+   */
+  pollMs?: number;
+}
+
+export interface AnchoringHandle {
+  anchorer: Anchorer;
+  manifests: ManifestBuilder;
+  /** Enqueues whatever is due now, ignoring the delay thresholds (used by tests and at shutdown). */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const JOB_OPTIONS = {
+  // Effectively unbounded: a transient RPC outage must not drop a commit; the backoff is capped below.
+  attempts: 1_000_000,
+  backoff: { type: 'capped' },
+  removeOnComplete: 100,
+  removeOnFail: 1000,
+};
+
+const backoffStrategy = (attemptsMade: number): number => Math.min(30_000, 200 * 2 ** Math.min(attemptsMade, 10));
+
+export async function startAnchoring(services: Services, options: AnchoringOptions = {}): Promise<AnchoringHandle> {
+  const { config, keys, redis } = services;
+  const log = services.logger.child({ role: 'worker', part: 'anchoring' });
+  const anchorer = new Anchorer(services, options.anchorHooks);
+  const manifests = new ManifestBuilder(services, options.manifestHooks);
+  const connections: Redis[] = [];
+  const connection = () => {
+    const c = createQueueRedis(config.REDIS_URL);
+    connections.push(c);
+    return c;
+  };
+  const prefix = keys.queuePrefix();
+  const anchorQueue = new Queue('anchor', { connection: connection(), prefix });
+  const manifestQueue = new Queue('manifest', { connection: connection(), prefix });
+  // One commit (and one manifest) at a time across every worker process.
+  await Promise.all([anchorQueue.setGlobalConcurrency(1), manifestQueue.setGlobalConcurrency(1)]);
+
+  const workerOptions = {
+    prefix,
+    concurrency: 1,
+    lockDuration: 15_000,
+    stalledInterval: 5_000,
+    maxStalledCount: 1_000,
+    settings: { backoffStrategy },
+  };
+  const anchorWorker = new Worker(
+    'anchor',
+    async (job: Job) => {
+      try {
+        const size = await anchorer.run();
+        await anchorer.store.setLastError(null);
+        return size;
+      } catch (err) {
+        if (err instanceof InvalidEntryError) {
+          await redis.hset(keys.anchor(), 'halted', err.message);
+          log.error({ err, jobId: job.id }, 'anchor: an entry can never be anchored; anchoring halted');
+          throw new UnrecoverableError(err.message);
+        }
+        await anchorer.store.setLastError(String((err as Error).message ?? err));
+        throw err;
+      }
+    },
+    { ...workerOptions, connection: connection() },
+  );
+  const manifestWorker = new Worker('manifest', async () => (await manifests.run())?.manifestHash ?? null, { ...workerOptions, connection: connection() });
+  for (const [name, w] of [['anchor', anchorWorker], ['manifest', manifestWorker]] as const) {
+    w.on('failed', (job, err) => log.warn({ err, jobId: job?.id, attempts: job?.attemptsMade }, `${name}: job failed`));
+    w.on('error', (err) => log.warn({ err }, `${name}: worker error`));
+  }
+
+  // The age of the oldest unanchored entry (or unmanifested event) is measured from when we first saw it.
+  let anchorSince: { from: number; at: number } | null = null;
+  let manifestSince: { from: number; at: number } | null = null;
+  let haltLogged = false;
+
+  const enqueueAnchor = async (from: number) =>
+    anchorQueue.add('commit', { from }, { ...JOB_OPTIONS, deduplication: { id: `commit-from-${from}` } });
+  const enqueueManifest = async (afterSeq: number) =>
+    manifestQueue.add('manifest', { afterSeq }, { ...JOB_OPTIONS, deduplication: { id: `manifest-after-${afterSeq}` } });
+
+  const tick = async (force: boolean) => {
+    const now = Date.now();
+    const [state, logSize, pendingExists] = await Promise.all([
+      redis.hmget(keys.anchor(), 'committedSize', 'filled', 'halted'),
+      redis.llen(keys.betLog()),
+      redis.exists(keys.anchorPending()),
+    ]);
+    const committed = Number(state[0] ?? 0);
+    const filled = Number(state[1] ?? 0);
+    if (state[2]) {
+      if (!haltLogged) log.error({ reason: state[2] }, 'anchor: halted; clear the "halted" field of the anchor hash after repair');
+      haltLogged = true;
+    } else {
+      haltLogged = false;
+      if (anchorSince?.from !== committed) anchorSince = logSize > committed ? { from: committed, at: now } : null;
+      const due =
+        force ||
+        pendingExists === 1 ||
+        filled < committed ||
+        logSize - committed >= config.ANCHOR_MAX_ENTRIES ||
+        (anchorSince !== null && now - anchorSince.at >= config.ANCHOR_MAX_DELAY_MS);
+      if (due && (logSize > committed || pendingExists === 1 || filled < committed)) await enqueueAnchor(committed);
+    }
+
+    const [mState, seq] = await Promise.all([manifests.store.state(), manifests.store.journalSeq()]);
+    if (manifestSince?.from !== mState.lastSeq) manifestSince = seq > mState.lastSeq ? { from: mState.lastSeq, at: now } : null;
+    const manifestDue =
+      mState.draft !== null ||
+      seq - mState.lastSeq >= config.MANIFEST_MAX_EVENTS ||
+      (seq > mState.lastSeq && (force || (manifestSince !== null && now - manifestSince.at >= config.MANIFEST_MAX_DELAY_MS)));
+    if (manifestDue) await enqueueManifest(mState.lastSeq);
+  };
+
+  const pollMs = options.pollMs ?? Math.max(20, Math.min(250, Math.floor(Math.min(config.ANCHOR_MAX_DELAY_MS, config.MANIFEST_MAX_DELAY_MS) / 4)));
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  const loop = () => {
+    running = tick(false)
+      .catch((err) => log.warn({ err }, 'anchoring: scheduler pass failed'))
+      .finally(() => {
+        running = null;
+        if (!stopped) timer = setTimeout(loop, pollMs);
+      });
+  };
+  timer = setTimeout(loop, 0);
+
+  return {
+    anchorer,
+    manifests,
+    flush: () => tick(true),
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await Promise.all([anchorWorker.close(), manifestWorker.close()]);
+      await Promise.all([anchorQueue.close(), manifestQueue.close()]);
+      await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+    },
+  };
+}

@@ -1,0 +1,283 @@
+/**
+ * Anchors the bet log on-chain: one commit memo per batch, signed by the anchor key alone, then every
+ * covered receipt's `anchor` filled with its inclusion proof.
+ *
+ * Crash safety: the signed transaction is stored (the pending commit) before it is sent; a pending
+ * commit is reconciled from the chain (its known signatures, then the anchor key's own history) before
+ * anything is re-sent, and re-signed with the same memo only once its blockhash has expired. Receipts
+ * are filled only after confirmation, in batches that move a durable cursor. So a restart at any point
+ * neither skips an entry nor commits one twice, and no receipt names a root that is not on-chain.
+ * @module
+ */
+import { address, signature as toSignature, type Signature } from '@solana/kit';
+import type { Services } from '../services.ts';
+import { memoInstruction } from '../chain/memo.ts';
+import { confirmSignature, sendWire, signInstructions } from '../chain/send.ts';
+import { commitMemo } from '../protocol/memo.ts';
+import { NO_MANIFEST_HASH } from '../protocol/manifest.ts';
+import { proofToHex } from '../protocol/merkle.ts';
+import { toHex } from '../protocol/encoding.ts';
+import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts';
+import { AnchorStore, type CommitRecord, type PendingCommit } from '../store/anchor-store.ts';
+import { BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/anchor-tree.ts';
+import { buildLiabilityTree } from '../store/anchor-state.ts';
+import { explorerLinks, type ExplorerLinks } from '../store/anchor-links.ts';
+import type { ReceiptAnchor } from '../games/receipts.ts';
+
+/** Points where tests stop the worker, to prove a restart from each is safe. */
+export interface AnchorHooks {
+  beforeSend?(pending: PendingCommit): Promise<void>;
+  afterSend?(pending: PendingCommit): Promise<void>;
+  beforeFinalize?(pending: PendingCommit): Promise<void>;
+  afterFillBatch?(filledTo: number): Promise<void>;
+}
+
+const FILL_BATCH = 500;
+const HISTORY_PAGE = 100;
+
+export class Anchorer {
+  readonly store: AnchorStore;
+  readonly #links: ExplorerLinks;
+  #tree: BetLogTree | null = null;
+
+  constructor(
+    readonly services: Services,
+    readonly hooks: AnchorHooks = {},
+  ) {
+    this.store = new AnchorStore(services.redis, services.keys);
+    this.#links = explorerLinks(services.config, services.rpcUrl);
+  }
+
+  get #log() {
+    return this.services.logger;
+  }
+
+  async #treeAt(size: number): Promise<BetLogTree> {
+    if (!this.#tree) this.#tree = await BetLogTree.load(this.services.redis, this.services.keys);
+    await this.#tree.extendTo(size);
+    return this.#tree;
+  }
+
+  /**
+   * One pass: finishes a pending commit, fills receipts, then commits what the log holds beyond the
+   * committed size (at most ANCHOR_MAX_ENTRIES entries).
+   * @returns the committed size after the pass
+   * @throws {InvalidEntryError} when a log entry can never be anchored
+   */
+  async run(): Promise<number> {
+    const pending = await this.store.pending();
+    if (pending) await this.#complete(pending);
+    await this.fill();
+    if (await this.#commitNew()) await this.fill();
+    return this.store.committedSize();
+  }
+
+  async #commitNew(): Promise<boolean> {
+    const { services } = this;
+    const snap = await this.store.snapshot(services.config.ANCHOR_MAX_ENTRIES);
+    const from = snap.committedSize;
+    const entryCount = snap.entryCount;
+    if (entryCount <= from) return false;
+    const tree = await this.#treeAt(entryCount);
+    await this.#checkReceipts(from, entryCount);
+    if (!snap.rngHead || snap.rngChainId === null) throw new Error('no RNG chain is committed yet');
+    const rngReveal = snap.disclosed > 0 ? services.rngChains.get(snap.rngChainId).valueHex(snap.disclosed) : snap.rngHead;
+    let state;
+    try {
+      state = buildLiabilityTree(services.saltSecret, entryCount, snap.liabilities);
+    } catch (err) {
+      throw new InvalidEntryError(`the liability snapshot cannot form a state tree: ${(err as Error).message}`);
+    }
+    const fields = {
+      entryCount,
+      betLogRoot: toHex(tree.log.root(entryCount)),
+      stateRoot: toHex(state.tree.root),
+      totalLiabilities: state.tree.total,
+      rngIndex: snap.disclosed,
+      rngRevealHex: rngReveal,
+      manifestHash: snap.latestManifest ?? NO_MANIFEST_HASH,
+    };
+    const memo = commitMemo(fields);
+    const signed = await signInstructions(services.rpc, services.operator.anchor.signer, [memoInstruction(memo, [services.operator.anchor.signer])]);
+    const pending: PendingCommit = {
+      from,
+      entryCount,
+      memo,
+      betLogRoot: fields.betLogRoot,
+      stateRoot: fields.stateRoot,
+      totalLiabilities: fields.totalLiabilities.toString(),
+      rngIndex: fields.rngIndex,
+      rngReveal,
+      manifestHash: fields.manifestHash,
+      signature: signed.signature,
+      wire: signed.wire,
+      lastValidBlockHeight: signed.lastValidBlockHeight.toString(),
+      signatures: [signed.signature],
+      createdAt: services.now().toISOString(),
+    };
+    if (!(await this.store.claim(pending, snap.liabilities))) {
+      this.#log.info({ entryCount }, 'anchor: another commit holds the slot');
+      return false;
+    }
+    await this.#sendAndFinalize(pending);
+    return true;
+  }
+
+  /** Every new entry must name a stored receipt that carries the same leaf hash. */
+  async #checkReceipts(from: number, to: number): Promise<void> {
+    const { redis, keys } = this.services;
+    for (let start = from; start < to; start += FILL_BATCH) {
+      const items = await redis.lrange(keys.betLog(), start, Math.min(to, start + FILL_BATCH) - 1);
+      const parsed = items.map((item, i) => parseBetLogItem(item, start + i));
+      const pipeline = redis.pipeline();
+      for (const p of parsed) pipeline.hget(keys.receipt(p.receiptId), 'body');
+      const bodies = (await pipeline.exec()) ?? [];
+      parsed.forEach((p, i) => {
+        const body = bodies[i]?.[1];
+        if (typeof body !== 'string') throw new InvalidEntryError(`bet-log entry ${start + i} names receipt ${p.receiptId}, which does not exist`);
+        let hash: unknown;
+        try {
+          hash = (JSON.parse(body) as { anchor?: { betLogEntryHash?: unknown } }).anchor?.betLogEntryHash;
+        } catch {
+          hash = undefined;
+        }
+        if (hash !== p.leafHex) throw new InvalidEntryError(`bet-log entry ${start + i} does not match receipt ${p.receiptId}`);
+      });
+    }
+  }
+
+  async #sendAndFinalize(pending: PendingCommit): Promise<void> {
+    await this.hooks.beforeSend?.(pending);
+    try {
+      await sendWire(this.services.rpc, pending.wire);
+    } catch (err) {
+      // It may have landed anyway: the confirmation (or the next reconciliation) decides.
+      this.#log.warn({ err, entryCount: pending.entryCount }, 'anchor: send failed; confirming or reconciling');
+    }
+    await this.hooks.afterSend?.(pending);
+    const { slot } = await confirmSignature(this.services.rpc, pending.signature as Signature, { commitment: 'confirmed', timeoutMs: 30_000 });
+    await this.#finalize(pending, pending.signature, Number(slot));
+  }
+
+  async #finalize(pending: PendingCommit, signature: string, slot: number): Promise<void> {
+    await this.hooks.beforeFinalize?.(pending);
+    const record: CommitRecord = {
+      commitId: `commit-${pending.entryCount}`,
+      entryCount: pending.entryCount,
+      previousEntryCount: pending.from,
+      betLogRoot: pending.betLogRoot,
+      stateRoot: pending.stateRoot,
+      totalLiabilities: pending.totalLiabilities,
+      rngIndex: pending.rngIndex,
+      rngReveal: pending.rngReveal,
+      manifestHash: pending.manifestHash,
+      memo: pending.memo,
+      signature,
+      slot,
+      committedAt: this.services.now().toISOString(),
+    };
+    if (await this.store.finalize(record)) {
+      this.#log.info({ entryCount: record.entryCount, signature }, 'anchor: bet log committed on-chain');
+    }
+  }
+
+  /** Finishes a commit left pending by a crash or a failed attempt. */
+  async #complete(pending: PendingCommit): Promise<void> {
+    const landed = await this.#reconcile(pending);
+    if (landed) return this.#finalize(pending, landed.signature, landed.slot);
+    const { rpc, operator } = this.services;
+    const height = await rpc.getBlockHeight({ commitment: 'confirmed' }).send();
+    let current = pending;
+    // Past its blockhash's life (or failed) no earlier signature can land any more: the same memo is signed afresh.
+    if (height > BigInt(pending.lastValidBlockHeight) || (await this.#failed(pending.signature))) {
+      const signed = await signInstructions(rpc, operator.anchor.signer, [memoInstruction(pending.memo, [operator.anchor.signer])]);
+      current = {
+        ...pending,
+        signature: signed.signature,
+        wire: signed.wire,
+        lastValidBlockHeight: signed.lastValidBlockHeight.toString(),
+        signatures: [...pending.signatures, signed.signature],
+      };
+      if (!(await this.store.updatePending(current))) return;
+      this.#log.warn({ entryCount: current.entryCount, signature: current.signature }, 'anchor: re-signed a commit whose transaction can no longer land');
+    }
+    await this.#sendAndFinalize(current);
+  }
+
+  async #failed(signature: string): Promise<boolean> {
+    const { value } = await this.services.rpc.getSignatureStatuses([toSignature(signature)], { searchTransactionHistory: true }).send();
+    return Boolean(value[0]?.err);
+  }
+
+  /**
+   * Finds the pending commit on-chain: by any signature it was sent under, else in the anchor key's
+   * history since the last confirmed commit (a memo of the same text).
+   * @returns the confirmed landing, or null when it is not on-chain
+   */
+  async #reconcile(pending: PendingCommit): Promise<{ signature: string; slot: number } | null> {
+    const { rpc, operator } = this.services;
+    const { value } = await rpc.getSignatureStatuses(pending.signatures.map((s) => toSignature(s)), { searchTransactionHistory: true }).send();
+    for (let i = 0; i < pending.signatures.length; i++) {
+      const status = value[i];
+      if (status && !status.err && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) {
+        return { signature: pending.signatures[i] as string, slot: Number(status.slot) };
+      }
+    }
+    const previous = await this.store.commitAt(pending.from);
+    const known = new Set(pending.signatures);
+    let before: Signature | undefined;
+    for (;;) {
+      const page = await rpc
+        .getSignaturesForAddress(address(operator.anchor.publicKey), { limit: HISTORY_PAGE, commitment: 'confirmed', ...(before ? { before } : {}) })
+        .send();
+      for (const info of page) {
+        if (previous && info.signature === previous.signature) return null;
+        if (info.err !== null || known.has(info.signature)) continue;
+        const tx = await rpc.getTransaction(info.signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send();
+        const memos = commitMemosOf(tx as unknown as RpcTransaction, operator.anchor.publicKey);
+        if (memos.some((m) => m.text === pending.memo)) return { signature: info.signature, slot: Number(info.slot) };
+        if (memos.some((m) => m.memo.entryCount === pending.entryCount)) {
+          throw new InvalidEntryError(`a different commit of size ${pending.entryCount} is on-chain (${info.signature})`);
+        }
+      }
+      if (page.length < HISTORY_PAGE) return null;
+      before = page[page.length - 1]!.signature;
+    }
+  }
+
+  /** Fills the anchor of every receipt below the committed size, from the durable cursor on. */
+  async fill(): Promise<void> {
+    const { redis, keys, operator } = this.services;
+    let filled = await this.store.filledSize();
+    const committed = await this.store.committedSize();
+    while (filled < committed) {
+      const commit = await this.store.commitCovering(filled);
+      if (!commit) throw new Error(`no commit covers bet-log entry ${filled}`);
+      const tree = await this.#treeAt(commit.entryCount);
+      const end = Math.min(commit.entryCount, filled + FILL_BATCH);
+      const items = await redis.lrange(keys.betLog(), filled, end - 1);
+      const anchors = items.map((item, i) => {
+        const index = filled + i;
+        const { leafHex, receiptId } = parseBetLogItem(item, index);
+        const anchor: ReceiptAnchor = {
+          status: 'committed',
+          commitId: commit.commitId,
+          commitSignature: commit.signature,
+          commitTransactionUrl: this.#links.transaction(commit.signature),
+          commitAccount: operator.anchor.publicKey,
+          commitExplorerUrl: this.#links.account(operator.anchor.publicKey),
+          betLogEntryHash: leafHex,
+          betLogRoot: commit.betLogRoot,
+          betLogIndex: index,
+          betLogProof: proofToHex(tree.log.inclusionProof(index, commit.entryCount)),
+          entryCount: commit.entryCount,
+          stateRoot: commit.stateRoot,
+        };
+        return { receiptId, anchorJson: JSON.stringify(anchor) };
+      });
+      await this.store.fillBatch(anchors, end);
+      filled = end;
+      await this.hooks.afterFillBatch?.(filled);
+    }
+  }
+}

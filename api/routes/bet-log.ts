@@ -1,0 +1,62 @@
+// Public bet-log reads: anchored commits, consistency proofs between committed sizes, and log entries.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { responses } from '../../schemas/common.ts';
+import { CommitsQuery, CommitsResponse, ConsistencyQuery, ConsistencyResponse, EntriesQuery, EntriesResponse } from '../../schemas/anchor.ts';
+import { ApiError } from '../../schemas/errors.ts';
+import { AnchorStore, type CommitRecord } from '../../store/anchor-store.ts';
+import { parseBetLogItem, readConsistencyProof } from '../../store/anchor-tree.ts';
+import { explorerLinks } from '../../store/anchor-links.ts';
+import { proofToHex } from '../../protocol/merkle.ts';
+
+export default async function betLogRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { services } = app;
+  const store = new AnchorStore(services.redis, services.keys);
+  const links = explorerLinks(services.config, services.rpcUrl);
+  const meta = { tags: ['bet-log'] };
+  const view = (c: CommitRecord) => ({ ...c, transactionUrl: links.transaction(c.signature), explorerUrl: links.account(services.operator.anchor.publicKey) });
+
+  app.get(
+    '/protocol/v1/bet-log/commits',
+    { schema: { ...meta, summary: 'Anchored commits, oldest first', querystring: CommitsQuery, response: responses({ 200: CommitsResponse }) } },
+    async (request) => {
+      const limit = request.query.limit ?? 100;
+      const [commits, committedSize] = await Promise.all([store.commits(request.query.afterEntryCount ?? 0, limit), store.committedSize()]);
+      const last = commits[commits.length - 1];
+      return { commits: commits.map(view), committedSize, nextAfterEntryCount: commits.length === limit && last ? last.entryCount : null };
+    },
+  );
+
+  app.get(
+    '/protocol/v1/bet-log/consistency',
+    { schema: { ...meta, summary: 'RFC 6962 consistency proof between two committed sizes', querystring: ConsistencyQuery, response: responses({ 200: ConsistencyResponse }) } },
+    async (request) => {
+      const { from, to } = request.query;
+      if (from > to) throw new ApiError('INVALID_REQUEST', 'from must not exceed to');
+      const [a, b] = await Promise.all([store.commitAt(from), store.commitAt(to)]);
+      if (!a || !b) throw new ApiError('NOT_FOUND', `Both sizes must be committed sizes (see /protocol/v1/bet-log/commits); ${!a ? from : to} is not`);
+      const proof = await readConsistencyProof(services.redis, services.keys, from, to);
+      return { from, to, fromRoot: a.betLogRoot, toRoot: b.betLogRoot, proof: proofToHex(proof) };
+    },
+  );
+
+  app.get(
+    '/protocol/v1/bet-log/entries',
+    { schema: { ...meta, summary: 'Bet-log entries (leaf hash and receipt id) by index', querystring: EntriesQuery, response: responses({ 200: EntriesResponse }) } },
+    async (request) => {
+      const from = request.query.from ?? 0;
+      const limit = request.query.limit ?? 100;
+      const [items, size, committedSize] = await Promise.all([
+        services.redis.lrange(services.keys.betLog(), from, from + limit - 1),
+        services.redis.llen(services.keys.betLog()),
+        store.committedSize(),
+      ]);
+      const entries = items.map((item, i) => {
+        const { leafHex, receiptId } = parseBetLogItem(item, from + i);
+        return { index: from + i, leafHash: leafHex, receiptId };
+      });
+      return { entries, size, committedSize };
+    },
+  );
+}

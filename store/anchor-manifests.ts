@@ -1,0 +1,133 @@
+// Journal manifests in Redis: the chain head, the one unsigned draft, every manifest by hash, public events.
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.ts';
+import type { JournalEvent, Manifest, ManifestBody } from '../protocol/manifest.ts';
+
+/** A manifest with the seq range it covers (the seqs are ours; the contract's fields are in `manifest`). */
+export interface ManifestRecord {
+  manifest: Manifest;
+  firstSeq: number;
+  lastSeq: number;
+}
+
+/** The next manifest, fixed before it is signed, so a restart signs exactly the same one. */
+export interface ManifestDraft {
+  body: ManifestBody;
+  firstSeq: number;
+  lastSeq: number;
+}
+
+export interface ManifestState {
+  /** Hash of the newest manifest, or null before the first. */
+  latest: string | null;
+  lastEventId: string | null;
+  lastSeq: number;
+  draft: ManifestDraft | null;
+}
+
+// A draft may be made only on top of the current head, and only one at a time: so the operator never
+// signs two manifests that name the same predecessor.
+const CLAIM_DRAFT = `
+if redis.call('HEXISTS', KEYS[1], 'draft') == 1 then return 0 end
+if (redis.call('HGET', KEYS[1], 'latest') or '') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'draft', ARGV[2])
+return 1`;
+
+const PUBLISH = `
+if (redis.call('HGET', KEYS[1], 'latest') or '') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[2])
+redis.call('HSET', KEYS[1], 'latest', ARGV[2], 'lastEventId', ARGV[5], 'lastSeq', ARGV[6])
+redis.call('HDEL', KEYS[1], 'draft')
+return 1`;
+
+/** Turns a raw stream entry into the public event `{ id, seq, type, at, data }`. */
+export function toPublicEvent(id: string, fields: string[]): JournalEvent {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i] as string] = fields[i + 1] as string;
+  let data: unknown = f.data ?? null;
+  try {
+    data = JSON.parse(f.data ?? 'null');
+  } catch {
+    // Kept as the stored text: the manifest hashes what is published, whatever it is.
+  }
+  return { id, seq: Number(f.seq), type: f.type ?? '', at: f.at ?? '', data };
+}
+
+export class ManifestStore {
+  constructor(
+    readonly redis: Redis,
+    readonly keys: Keys,
+  ) {}
+
+  async state(): Promise<ManifestState> {
+    const [latest, lastEventId, lastSeq, draft] = await this.redis.hmget(this.keys.manifest(), 'latest', 'lastEventId', 'lastSeq', 'draft');
+    return {
+      latest: latest || null,
+      lastEventId: lastEventId || null,
+      lastSeq: Number(lastSeq ?? 0),
+      draft: draft ? (JSON.parse(draft) as ManifestDraft) : null,
+    };
+  }
+
+  /** The journal's highest seq. */
+  async journalSeq(): Promise<number> {
+    return Number((await this.redis.get(this.keys.journalSeq())) ?? 0);
+  }
+
+  /** Up to `count` events after the stream id `afterId` (from the start when null). */
+  async eventsAfterId(afterId: string | null, count: number): Promise<JournalEvent[]> {
+    const raw = await this.redis.xrange(this.keys.journal(), afterId ? `(${afterId}` : '-', '+', 'COUNT', count);
+    return raw.map(([id, fields]) => toPublicEvent(id, fields));
+  }
+
+  /**
+   * Up to `limit` events with `seq > afterSeq`, in order. Starts from the manifest that covers the
+   * next seq, so the scan is bounded by one manifest's events plus `limit`.
+   */
+  async eventsAfterSeq(afterSeq: number, limit: number): Promise<JournalEvent[]> {
+    const hash = (await this.redis.zrevrangebyscore(this.keys.manifestsBySeq(), afterSeq + 1, '-inf', 'LIMIT', 0, 1))[0];
+    const from = hash ? await this.get(hash) : null;
+    const out: JournalEvent[] = [];
+    let start = from ? from.manifest.firstEventId : '-';
+    let inclusive = true;
+    const CHUNK = 1000;
+    while (out.length < limit) {
+      const raw = await this.redis.xrange(this.keys.journal(), inclusive ? start : `(${start}`, '+', 'COUNT', CHUNK);
+      for (const [id, fields] of raw) {
+        const event = toPublicEvent(id, fields);
+        if (event.seq > afterSeq) out.push(event);
+        if (out.length >= limit) break;
+      }
+      if (raw.length < CHUNK) break;
+      start = raw[raw.length - 1]![0];
+      inclusive = false;
+    }
+    return out;
+  }
+
+  /** @returns false when the head moved or a draft already exists */
+  async claimDraft(latest: string | null, draft: ManifestDraft): Promise<boolean> {
+    return (await this.redis.eval(CLAIM_DRAFT, 1, this.keys.manifest(), latest ?? '', JSON.stringify(draft))) === 1;
+  }
+
+  async publish(previous: string | null, record: ManifestRecord): Promise<boolean> {
+    const k = this.keys;
+    const m = record.manifest;
+    const r = await this.redis.eval(
+      PUBLISH, 3, k.manifest(), k.manifests(), k.manifestsBySeq(),
+      previous ?? '', m.manifestHash, JSON.stringify(record), record.firstSeq, m.lastEventId, record.lastSeq,
+    );
+    return r === 1;
+  }
+
+  async get(manifestHash: string): Promise<ManifestRecord | null> {
+    const raw = await this.redis.hget(this.keys.manifests(), manifestHash);
+    return raw ? (JSON.parse(raw) as ManifestRecord) : null;
+  }
+
+  async latest(): Promise<ManifestRecord | null> {
+    const { latest } = await this.state();
+    return latest ? this.get(latest) : null;
+  }
+}
