@@ -1,0 +1,278 @@
+// Crash safety of anchoring: the worker is stopped at each step (before sending, after sending, before
+// recording the confirmation, mid-fill) and a fresh one takes over. Nothing is skipped, nothing is
+// committed twice, and no receipt ever names a root that is not on-chain. Also: transient RPC failures
+// retry, an entry that can never be anchored fails as unrecoverable, and manifests survive a crash.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { Player, http } from '../helpers/player.ts';
+import { Anchorer, type AnchorHooks } from '../../anchor-worker/anchor.ts';
+import { ManifestBuilder } from '../../anchor-worker/manifests.ts';
+import { createQueueRedis } from '../../store/redis.ts';
+import { memosSignedBy, type RpcTransaction } from '../../protocol/verify/chain.ts';
+import { RngAnchors } from '../../protocol/verify/rng.ts';
+import { verifyReceipt } from '../../protocol/verify/receipt.ts';
+import { verifyManifest } from '../../protocol/manifest.ts';
+import type { PendingCommit } from '../../store/anchor-store.ts';
+
+class Crash extends Error {}
+
+let svc: TestService;
+let player: Player;
+let config: Record<string, string>;
+const queues: Queue[] = [];
+
+async function rpc(method: string, params: unknown[]): Promise<any> {
+  const res = await fetch(svc.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  return ((await res.json()) as { result: unknown }).result;
+}
+
+const getTx = (signature: string): Promise<RpcTransaction | null> => rpc('getTransaction', [signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
+const statusOf = async (signature: string) => (await rpc('getSignatureStatuses', [[signature]])).value[0];
+const logSize = () => svc.services.redis.llen(svc.services.keys.betLog());
+const crashAt = (point: keyof AnchorHooks): AnchorHooks => ({ [point]: async () => Promise.reject(new Crash(point)) });
+
+/** Every commit memo the anchor key put on-chain, with its transaction signature. */
+async function onChainCommits(): Promise<{ entryCount: number; text: string; signature: string }[]> {
+  const sigs = (await rpc('getSignaturesForAddress', [config.operatorPublicKey, { limit: 1000 }])) as { signature: string; err: unknown }[];
+  const out = [];
+  for (const s of sigs) {
+    if (s.err) continue;
+    for (const m of memosSignedBy(await getTx(s.signature), config.operatorPublicKey!)) {
+      if (m.memo.kind === 'commit') out.push({ entryCount: m.memo.entryCount, text: m.text, signature: s.signature });
+    }
+  }
+  return out;
+}
+
+/**
+ * The invariants after any crash: each size committed at most once on-chain, and every receipt whose
+ * anchor is filled verifies against the chain (so it names a root that is there).
+ */
+async function assertSound(): Promise<{ anchored: number; pending: number }> {
+  const commits = await onChainCommits();
+  const sizes = commits.map((c) => c.entryCount);
+  expect(new Set(sizes).size, `a size was committed twice: ${sizes}`).toBe(sizes.length);
+  const rng = new RngAnchors();
+  const sigs = (await rpc('getSignaturesForAddress', [config.operatorPublicKey, { limit: 1000 }])) as { signature: string }[];
+  const txs = new Map<string, RpcTransaction | null>();
+  for (const s of sigs) {
+    const tx = await getTx(s.signature);
+    txs.set(s.signature, tx);
+    for (const m of memosSignedBy(tx, config.operatorPublicKey!)) if (m.memo.kind === 'rng-head') rng.addHead(m.memo.headHex);
+  }
+  const items = await svc.services.redis.lrange(svc.services.keys.betLog(), 0, -1);
+  let anchored = 0;
+  let pending = 0;
+  for (const item of items) {
+    const id = item.split(':')[1]!;
+    const receipt = (await http('GET', `${svc.api}/receipts/${id}`)).body.receipt;
+    if (receipt.anchor.status === 'pending_commit') {
+      pending++;
+      continue;
+    }
+    anchored++;
+    const report = verifyReceipt(receipt, { ackPublicKey: config.ackPublicKey!, operatorPublicKey: config.operatorPublicKey!, rng, commitTx: (s) => txs.get(s) });
+    expect(report.checks.filter((c) => c.status === 'fail'), id).toEqual([]);
+  }
+  return { anchored, pending };
+}
+
+async function play(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await player.playDice({ wager: 1, target: 50 });
+}
+
+beforeAll(async () => {
+  svc = await startTestService({ ANCHOR_MAX_DELAY_MS: '100', MANIFEST_MAX_DELAY_MS: '100' });
+  config = (await http('GET', `${svc.api}/protocol/v1/config`)).body;
+  // The service's own workers stand still while a test drives the processors by hand.
+  for (const name of ['anchor', 'manifest']) {
+    const q = new Queue(name, { connection: createQueueRedis(svc.config.REDIS_URL), prefix: svc.services.keys.queuePrefix() });
+    await q.pause();
+    queues.push(q);
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  player = await new Player(svc.api, svc.rpcUrl).onboard(100);
+}, 60_000);
+
+afterAll(async () => {
+  for (const q of queues) await q.close();
+  await svc?.cleanup();
+});
+
+describe('a worker killed while committing', () => {
+  it('before sending: the stored transaction is sent on restart, once', async () => {
+    await play(2);
+    const crashing = new Anchorer(svc.services, { hooks: crashAt('beforeSend') });
+    await expect(crashing.run()).rejects.toThrow(Crash);
+    const pending = (await crashing.store.pending()) as PendingCommit;
+    expect(pending.entryCount).toBe(2);
+    expect(await statusOf(pending.signature)).toBeNull();
+    expect(await crashing.store.committedSize()).toBe(0);
+    expect(await assertSound()).toEqual({ anchored: 0, pending: 2 });
+
+    expect(await new Anchorer(svc.services).run()).toBe(2);
+    expect(await crashing.store.pending()).toBeNull();
+    const commits = await onChainCommits();
+    expect(commits.filter((c) => c.entryCount === 2)).toEqual([{ entryCount: 2, text: pending.memo, signature: pending.signature }]);
+    expect(await assertSound()).toEqual({ anchored: 2, pending: 0 });
+  });
+
+  it('after sending, before confirming: reconciled from the chain, never sent again', async () => {
+    await play(2);
+    const sent: string[] = [];
+    const crashing = new Anchorer(svc.services, { hooks: { afterSend: async (p) => Promise.reject(new Crash(sent.push(p.signature).toString())) } });
+    await expect(crashing.run()).rejects.toThrow(Crash);
+    for (let i = 0; i < 50 && !(await statusOf(sent[0]!)); i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await statusOf(sent[0]!))?.err).toBeNull();
+    expect(await assertSound()).toEqual({ anchored: 2, pending: 2 });
+
+    const sends: string[] = [];
+    const restarted = new Anchorer(svc.services, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } });
+    expect(await restarted.run()).toBe(4);
+    expect(sends).toEqual([]);
+    const record = await restarted.store.commitAt(4);
+    expect(record?.signature).toBe(sent[0]);
+    expect((await onChainCommits()).filter((c) => c.entryCount === 4)).toHaveLength(1);
+    expect(await assertSound()).toEqual({ anchored: 4, pending: 0 });
+  });
+
+  it('after confirming, before recording it: the landing is found and recorded', async () => {
+    await play(1);
+    const crashing = new Anchorer(svc.services, { hooks: crashAt('beforeFinalize') });
+    await expect(crashing.run()).rejects.toThrow(Crash);
+    expect(await crashing.store.committedSize()).toBe(4);
+    expect(await assertSound()).toEqual({ anchored: 4, pending: 1 });
+    expect(await new Anchorer(svc.services).run()).toBe(5);
+    expect((await onChainCommits()).filter((c) => c.entryCount === 5)).toHaveLength(1);
+    expect(await assertSound()).toEqual({ anchored: 5, pending: 0 });
+  });
+
+  it('while filling receipts: the fill resumes from its cursor', async () => {
+    await play(3);
+    let batches = 0;
+    const crashing = new Anchorer(svc.services, { fillBatch: 1, hooks: { afterFillBatch: async () => (++batches === 1 ? Promise.reject(new Crash('fill')) : undefined) } });
+    await expect(crashing.run()).rejects.toThrow(Crash);
+    expect(await crashing.store.committedSize()).toBe(8);
+    expect(await crashing.store.filledSize()).toBe(6);
+    expect(await assertSound()).toEqual({ anchored: 6, pending: 2 });
+    expect(await new Anchorer(svc.services, { fillBatch: 1 }).run()).toBe(8);
+    expect(await crashing.store.filledSize()).toBe(8);
+    expect(await assertSound()).toEqual({ anchored: 8, pending: 0 });
+  });
+
+  it('re-signs the same memo only once the stored transaction can no longer land', async () => {
+    await play(1);
+    const crashing = new Anchorer(svc.services, { hooks: crashAt('beforeSend') });
+    await expect(crashing.run()).rejects.toThrow(Crash);
+    const pending = (await crashing.store.pending()) as PendingCommit;
+    // As if the blockhash had expired while the worker was down.
+    await svc.services.redis.hset(svc.services.keys.anchorPending(), 'json', JSON.stringify({ ...pending, lastValidBlockHeight: '0' }));
+    expect(await new Anchorer(svc.services).run()).toBe(9);
+    const record = await crashing.store.commitAt(9);
+    expect(record?.signature).not.toBe(pending.signature);
+    expect(record?.memo).toBe(pending.memo);
+    expect(await statusOf(pending.signature)).toBeNull();
+    expect((await onChainCommits()).filter((c) => c.entryCount === 9)).toHaveLength(1);
+    expect(await assertSound()).toEqual({ anchored: 9, pending: 0 });
+  });
+
+  it('finds a landed commit in the anchor key\'s history even when its signature was not recorded', async () => {
+    await play(1);
+    const landed: string[] = [];
+    const crashing = new Anchorer(svc.services, { hooks: { afterSend: async (p) => Promise.reject(new Crash(landed.push(p.signature).toString())) } });
+    await expect(crashing.run()).rejects.toThrow(Crash);
+    for (let i = 0; i < 50 && !(await statusOf(landed[0]!)); i++) await new Promise((r) => setTimeout(r, 50));
+    const pending = (await crashing.store.pending()) as PendingCommit;
+    const unknown = '1'.repeat(87);
+    await svc.services.redis.hset(svc.services.keys.anchorPending(), 'json', JSON.stringify({ ...pending, signature: unknown, signatures: [unknown] }));
+    const sends: string[] = [];
+    expect(await new Anchorer(svc.services, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } }).run()).toBe(10);
+    expect(sends).toEqual([]);
+    expect((await crashing.store.commitAt(10))?.signature).toBe(landed[0]);
+    expect(await assertSound()).toEqual({ anchored: 10, pending: 0 });
+  });
+
+  it('a transient RPC failure leaves nothing half-done, and the next attempt commits', async () => {
+    await play(1);
+    const flaky = new Proxy(svc.services.rpc, {
+      get(target, prop, receiver) {
+        if (prop === 'getLatestBlockhash') return () => ({ send: () => Promise.reject(new Error('503 from the RPC')) });
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const anchorer = new Anchorer({ ...svc.services, rpc: flaky });
+    await expect(anchorer.run()).rejects.toThrow('503 from the RPC');
+    expect(await anchorer.store.pending()).toBeNull();
+    expect(await new Anchorer(svc.services).run()).toBe(11);
+    expect(await assertSound()).toEqual({ anchored: 11, pending: 0 });
+  });
+});
+
+describe('manifests across a crash', () => {
+  it('re-signs exactly the drafted manifest after a crash, and never two on one predecessor', async () => {
+    await new ManifestBuilder(svc.services).run();
+    const before = (await http('GET', `${svc.api}/protocol/v1/journal/manifest/latest`)).body.manifest;
+    await play(1);
+    const crashing = new ManifestBuilder(svc.services, { afterDraft: async () => Promise.reject(new Crash('draft')) });
+    await expect(crashing.run()).rejects.toThrow(Crash);
+    const { draft } = await crashing.store.state();
+    expect(draft?.body.previousManifestHash).toBe(before.manifestHash);
+    await play(1);
+    const manifest = await new ManifestBuilder(svc.services).run();
+    expect(manifest).toMatchObject({ previousManifestHash: before.manifestHash, lastEventId: draft!.body.lastEventId, eventRoot: draft!.body.eventRoot });
+    expect(verifyManifest(manifest, config.operatorPublicKey!)).toEqual({ ok: true });
+    const next = await new ManifestBuilder(svc.services).run();
+    expect(next?.previousManifestHash).toBe(manifest!.manifestHash);
+    const records = Object.values(await svc.services.redis.hgetall(svc.services.keys.manifests())).map((r) => JSON.parse(r).manifest);
+    const predecessors = records.map((m) => m.previousManifestHash);
+    expect(new Set(predecessors).size).toBe(predecessors.length);
+  });
+});
+
+describe('the BullMQ processors', () => {
+  it('retry a transient RPC failure with backoff, then commit', async () => {
+    await play(1);
+    const real = svc.services.rpc;
+    let failures = 0;
+    svc.services.rpc = new Proxy(real, {
+      get(target, prop, receiver) {
+        if (prop === 'getLatestBlockhash' && failures < 2) {
+          failures++;
+          return () => ({ send: () => Promise.reject(new Error('503 from the RPC')) });
+        }
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    try {
+      await queues[0]!.resume();
+      for (let i = 0; i < 100 && (await svc.services.redis.hget(svc.services.keys.anchor(), 'committedSize')) !== String(await logSize()); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      svc.services.rpc = real;
+    }
+    expect(failures).toBe(2);
+    expect(Number(await svc.services.redis.hget(svc.services.keys.anchor(), 'committedSize'))).toBe(await logSize());
+    const done = await queues[0]!.getCompleted();
+    expect(done.some((j) => j.attemptsMade >= 2)).toBe(true);
+    await assertSound();
+  });
+
+  it('fail an entry that can never be anchored as unrecoverable, once, and halt anchoring', async () => {
+    const size = await logSize();
+    await svc.services.redis.rpush(svc.services.keys.betLog(), 'not-a-bet-log-entry');
+    let failed: Awaited<ReturnType<Queue['getFailed']>> = [];
+    for (let i = 0; i < 100 && !failed.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      failed = await queues[0]!.getFailed();
+    }
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.failedReason).toContain(`bet-log entry ${size} is malformed`);
+    expect(failed[0]!.attemptsMade).toBe(1);
+    expect(await svc.services.redis.hget(svc.services.keys.anchor(), 'halted')).toContain('malformed');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await queues[0]!.getFailed()).toHaveLength(1);
+    expect(Number(await svc.services.redis.hget(svc.services.keys.anchor(), 'committedSize'))).toBe(size);
+  });
+});
