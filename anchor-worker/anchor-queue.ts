@@ -9,11 +9,11 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Services } from '../services.ts';
 import { createQueueRedis, type Redis } from '../store/redis.ts';
 import { InvalidEntryError } from '../store/anchor-tree.ts';
-import { Anchorer, type AnchorHooks } from './anchor.ts';
+import { Anchorer, type AnchorerOptions } from './anchor.ts';
 import { ManifestBuilder, type ManifestHooks } from './manifests.ts';
 
 export interface AnchoringOptions {
-  anchorHooks?: AnchorHooks;
+  anchorer?: AnchorerOptions;
   manifestHooks?: ManifestHooks;
   /**
    * How often the scheduler looks for due work.
@@ -43,7 +43,7 @@ const backoffStrategy = (attemptsMade: number): number => Math.min(30_000, 200 *
 export async function startAnchoring(services: Services, options: AnchoringOptions = {}): Promise<AnchoringHandle> {
   const { config, keys, redis } = services;
   const log = services.logger.child({ role: 'worker', part: 'anchoring' });
-  const anchorer = new Anchorer(services, options.anchorHooks);
+  const anchorer = new Anchorer(services, options.anchorer);
   const manifests = new ManifestBuilder(services, options.manifestHooks);
   const connections: Redis[] = [];
   const connection = () => {
@@ -68,6 +68,9 @@ export async function startAnchoring(services: Services, options: AnchoringOptio
   const anchorWorker = new Worker(
     'anchor',
     async (job: Job) => {
+      // Jobs queued before a halt must not report the same bad entry again.
+      const halted = await redis.hget(keys.anchor(), 'halted');
+      if (halted) return null;
       try {
         const size = await anchorer.run();
         await anchorer.store.setLastError(null);

@@ -32,19 +32,31 @@ export interface AnchorHooks {
   afterFillBatch?(filledTo: number): Promise<void>;
 }
 
-const FILL_BATCH = 500;
 const HISTORY_PAGE = 100;
+
+export interface AnchorerOptions {
+  hooks?: AnchorHooks;
+  /**
+   * Receipts filled per atomic step of the fill cursor.
+   * @defaultValue 500
+   */
+  fillBatch?: number;
+}
 
 export class Anchorer {
   readonly store: AnchorStore;
+  readonly hooks: AnchorHooks;
+  readonly #fillBatch: number;
   readonly #links: ExplorerLinks;
   #tree: BetLogTree | null = null;
 
   constructor(
     readonly services: Services,
-    readonly hooks: AnchorHooks = {},
+    options: AnchorerOptions = {},
   ) {
     this.store = new AnchorStore(services.redis, services.keys);
+    this.hooks = options.hooks ?? {};
+    this.#fillBatch = options.fillBatch ?? 500;
     this.#links = explorerLinks(services.config, services.rpcUrl);
   }
 
@@ -126,8 +138,8 @@ export class Anchorer {
   /** Every new entry must name a stored receipt that carries the same leaf hash. */
   async #checkReceipts(from: number, to: number): Promise<void> {
     const { redis, keys } = this.services;
-    for (let start = from; start < to; start += FILL_BATCH) {
-      const items = await redis.lrange(keys.betLog(), start, Math.min(to, start + FILL_BATCH) - 1);
+    for (let start = from; start < to; start += this.#fillBatch) {
+      const items = await redis.lrange(keys.betLog(), start, Math.min(to, start + this.#fillBatch) - 1);
       const parsed = items.map((item, i) => parseBetLogItem(item, start + i));
       const pipeline = redis.pipeline();
       for (const p of parsed) pipeline.hget(keys.receipt(p.receiptId), 'body');
@@ -254,7 +266,7 @@ export class Anchorer {
       const commit = await this.store.commitCovering(filled);
       if (!commit) throw new Error(`no commit covers bet-log entry ${filled}`);
       const tree = await this.#treeAt(commit.entryCount);
-      const end = Math.min(commit.entryCount, filled + FILL_BATCH);
+      const end = Math.min(commit.entryCount, filled + this.#fillBatch);
       const items = await redis.lrange(keys.betLog(), filled, end - 1);
       const anchors = items.map((item, i) => {
         const index = filled + i;

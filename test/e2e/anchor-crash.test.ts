@@ -3,7 +3,9 @@
 // committed twice, and no receipt ever names a root that is not on-chain. Also: transient RPC failures
 // retry, an entry that can never be anchored fails as unrecoverable, and manifests survive a crash.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
+import { base58 } from '@scure/base';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { Anchorer, type AnchorHooks } from '../../anchor-worker/anchor.ts';
@@ -166,7 +168,8 @@ describe('a worker killed while committing', () => {
     const crashing = new Anchorer(svc.services, { hooks: crashAt('beforeSend') });
     await expect(crashing.run()).rejects.toThrow(Crash);
     const pending = (await crashing.store.pending()) as PendingCommit;
-    // As if the blockhash had expired while the worker was down.
+    // As if the blockhash had expired while the worker was down (and a newer one exists, a slot later).
+    await new Promise((r) => setTimeout(r, 900));
     await svc.services.redis.hset(svc.services.keys.anchorPending(), 'json', JSON.stringify({ ...pending, lastValidBlockHeight: '0' }));
     expect(await new Anchorer(svc.services).run()).toBe(9);
     const record = await crashing.store.commitAt(9);
@@ -184,7 +187,7 @@ describe('a worker killed while committing', () => {
     await expect(crashing.run()).rejects.toThrow(Crash);
     for (let i = 0; i < 50 && !(await statusOf(landed[0]!)); i++) await new Promise((r) => setTimeout(r, 50));
     const pending = (await crashing.store.pending()) as PendingCommit;
-    const unknown = '1'.repeat(87);
+    const unknown = base58.encode(randomBytes(64));
     await svc.services.redis.hset(svc.services.keys.anchorPending(), 'json', JSON.stringify({ ...pending, signature: unknown, signatures: [unknown] }));
     const sends: string[] = [];
     expect(await new Anchorer(svc.services, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } }).run()).toBe(10);
@@ -245,6 +248,8 @@ describe('the BullMQ processors', () => {
       },
     });
     try {
+      // Jobs queued while the workers were paused are stale; one fresh job shows the retries.
+      await queues[0]!.drain(true);
       await queues[0]!.resume();
       for (let i = 0; i < 100 && (await svc.services.redis.hget(svc.services.keys.anchor(), 'committedSize')) !== String(await logSize()); i++) {
         await new Promise((r) => setTimeout(r, 100));
@@ -254,8 +259,12 @@ describe('the BullMQ processors', () => {
     }
     expect(failures).toBe(2);
     expect(Number(await svc.services.redis.hget(svc.services.keys.anchor(), 'committedSize'))).toBe(await logSize());
-    const done = await queues[0]!.getCompleted();
-    expect(done.some((j) => j.attemptsMade >= 2)).toBe(true);
+    const [job, ...others] = await queues[0]!.getCompleted();
+    expect(others).toEqual([]);
+    // Two failed attempts, then success, after backing off 400 ms and 800 ms.
+    expect(job!.attemptsMade).toBe(3);
+    expect(job!.finishedOn! - job!.timestamp).toBeGreaterThanOrEqual(1_000);
+    expect(await svc.services.redis.hget(svc.services.keys.anchor(), 'lastError')).toBeNull();
     await assertSound();
   });
 
