@@ -93,7 +93,23 @@ export async function startAnchoring(services: Services, options: AnchoringOptio
     w.on('error', (err) => log.warn({ err }, `${name}: worker error`));
   }
 
-  // The age of the oldest unanchored entry (or unmanifested event) is measured from when we first saw it.
+  /**
+   * When the entry at `index` settled, from its receipt; entries that settled while a commit was in
+   * flight have waited already. A receipt time in the future (a skewed clock) counts from now.
+   */
+  const settledAt = async (index: number, now: number): Promise<number> => {
+    const item = await redis.lindex(keys.betLog(), index);
+    const body = item ? await redis.hget(keys.receipt(item.slice(65)), 'body') : null;
+    let at = NaN;
+    try {
+      at = body ? Date.parse((JSON.parse(body) as { createdAt?: string }).createdAt ?? '') : NaN;
+    } catch {
+      at = NaN;
+    }
+    return Number.isFinite(at) && at < now ? at : now;
+  };
+
+  // The age of the oldest unanchored entry counts from its settlement; that of unmanifested events from when first seen.
   let anchorSince: { from: number; at: number } | null = null;
   let manifestSince: { from: number; at: number } | null = null;
   let haltLogged = false;
@@ -117,7 +133,7 @@ export async function startAnchoring(services: Services, options: AnchoringOptio
       haltLogged = true;
     } else {
       haltLogged = false;
-      if (anchorSince?.from !== committed) anchorSince = logSize > committed ? { from: committed, at: now } : null;
+      if (anchorSince?.from !== committed) anchorSince = logSize > committed ? { from: committed, at: await settledAt(committed, now) } : null;
       const due =
         force ||
         pendingExists === 1 ||

@@ -52,7 +52,19 @@ function decodeUtf8(data: string): string | null {
  * @example memosSignedBy(tx, config.operatorPublicKey).filter((m) => m.memo.kind === 'commit')
  */
 export function memosSignedBy(tx: RpcTransaction | null | undefined, signer: string): SignedMemo[] {
-  if (!tx || typeof tx !== 'object' || !tx.meta || tx.meta.err !== null) return [];
+  if (!tx || typeof tx !== 'object') return [];
+  // Many receipts share one commit transaction; base58-decoding its memo once is enough.
+  let bySigner = parsed.get(tx);
+  if (!bySigner) parsed.set(tx, (bySigner = new Map()));
+  let memos = bySigner.get(signer);
+  if (!memos) bySigner.set(signer, (memos = parseMemos(tx, signer)));
+  return memos.map((m) => ({ ...m }));
+}
+
+const parsed = new WeakMap<object, Map<string, SignedMemo[]>>();
+
+function parseMemos(tx: RpcTransaction, signer: string): SignedMemo[] {
+  if (!tx.meta || tx.meta.err !== null) return [];
   const message = tx.transaction?.message;
   if (!message || !Array.isArray(message.accountKeys) || !Array.isArray(message.instructions)) return [];
   const keys = [...message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
