@@ -167,7 +167,7 @@ export class Anchorer {
       this.#log.warn({ err, entryCount: pending.entryCount }, 'anchor: send failed; confirming or reconciling');
     }
     await this.hooks.afterSend?.(pending);
-    const { slot } = await confirmSignature(this.services.rpc, pending.signature as Signature, { commitment: 'confirmed', timeoutMs: 30_000 });
+    const { slot } = await confirmSignature(this.services.rpc, pending.signature as Signature, { commitment: this.#commitment, timeoutMs: 90_000 });
     await this.#finalize(pending, pending.signature, Number(slot));
   }
 
@@ -216,6 +216,16 @@ export class Anchorer {
     await this.#sendAndFinalize(current);
   }
 
+  /** Receipts are filled only once the commit reached the configured commitment (finalized in production). */
+  get #commitment() {
+    return this.services.config.INDEXER_COMMITMENT;
+  }
+
+  async #landed(signature: string): Promise<{ signature: string; slot: number }> {
+    const { slot } = await confirmSignature(this.services.rpc, signature as Signature, { commitment: this.#commitment, timeoutMs: 90_000 });
+    return { signature, slot: Number(slot) };
+  }
+
   async #failed(signature: string): Promise<boolean> {
     const { value } = await this.services.rpc.getSignatureStatuses([toSignature(signature)], { searchTransactionHistory: true }).send();
     return Boolean(value[0]?.err);
@@ -231,9 +241,8 @@ export class Anchorer {
     const { value } = await rpc.getSignatureStatuses(pending.signatures.map((s) => toSignature(s)), { searchTransactionHistory: true }).send();
     for (let i = 0; i < pending.signatures.length; i++) {
       const status = value[i];
-      if (status && !status.err && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) {
-        return { signature: pending.signatures[i] as string, slot: Number(status.slot) };
-      }
+      // Seen on-chain without error: it will reach the wanted commitment (or fail, and the job retries).
+      if (status && !status.err) return this.#landed(pending.signatures[i] as string);
     }
     const previous = await this.store.commitAt(pending.from);
     const known = new Set(pending.signatures);
@@ -247,7 +256,7 @@ export class Anchorer {
         if (info.err !== null || known.has(info.signature)) continue;
         const tx = await rpc.getTransaction(info.signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send();
         const memos = commitMemosOf(tx as unknown as RpcTransaction, operator.anchor.publicKey);
-        if (memos.some((m) => m.text === pending.memo)) return { signature: info.signature, slot: Number(info.slot) };
+        if (memos.some((m) => m.text === pending.memo)) return this.#landed(info.signature);
         if (memos.some((m) => m.memo.entryCount === pending.entryCount)) {
           throw new InvalidEntryError(`a different commit of size ${pending.entryCount} is on-chain (${info.signature})`);
         }
