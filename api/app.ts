@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import rateLimit from '@fastify/rate-limit';
+import secureJson from 'secure-json-parse';
 import type { Services } from '../services.ts';
 import servicesPlugin from './plugins/services.ts';
 import errorsPlugin from './plugins/errors.ts';
@@ -30,6 +31,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // POSTs that take no body (sync) are often sent with a JSON content type and nothing in it.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(body as string, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (err) {
+      done(Object.assign(err as Error, { statusCode: 400 }), undefined);
+    }
+  });
   await app.register(servicesPlugin, { services });
   await app.register(errorsPlugin);
   await app.register(swagger, {

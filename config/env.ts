@@ -40,6 +40,7 @@ export const ConfigSchema = Type.Object({
   MANIFEST_MAX_DELAY_MS: Int(50, 3_600_000, 2_000, 'Sign a journal manifest at least this often'),
   INDEXER_POLL_MS: Int(50, 60_000, 1_000, 'Indexer polling interval'),
   INDEXER_COMMITMENT: Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { default: 'confirmed' }),
+  API_WORKERS: Int(0, 64, 2, 'API processes sharing PORT (node:cluster); 0 or 1 serves the API in the main process'),
   RATE_LIMIT_MAX: Int(1, 10_000_000, 2_000, 'Requests per RATE_LIMIT_WINDOW_MS per wallet or IP'),
   RATE_LIMIT_WINDOW_MS: Int(100, 3_600_000, 10_000, 'Rate limit window'),
   DEV_HOUSE_CAPITAL: Int(0, 1_000_000_000_000, 1_000_000, 'localnet only: USDC the house starts with'),

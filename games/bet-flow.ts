@@ -2,8 +2,10 @@
 import { ApiError, gameRejected } from '../schemas/errors.ts';
 import { betPayloadHashOf, type BetPayload } from '../protocol/bet-payload.ts';
 import { verifySessionSignature } from '../protocol/signatures.ts';
-import { signAck, type Ack } from '../protocol/ack.ts';
-import type { AckFields } from '../store/bets.ts';
+import { ackBodyOf, signAck, type Ack } from '../protocol/ack.ts';
+import { jcsSha256Hex } from '../protocol/jcs.ts';
+import { revealMessageOf } from '../protocol/signatures.ts';
+import type { AckFields, BetRecord } from '../store/bets.ts';
 import type { Services } from '../services.ts';
 
 const COMMIT_REJECTIONS: Record<string, string> = {
@@ -46,6 +48,14 @@ export function ackFor(services: Services, betPayloadHash: string, fields: AckFi
   return signAck({ betPayloadHash, ...fields }, services.operator.ack.seed);
 }
 
+/** A committed bet's ack, from the signature stored at commit (Ed25519 is deterministic, so it is the same ack). */
+export function ackOf(services: Services, bet: BetRecord): Ack {
+  if (!bet.ackSignature) return ackFor(services, bet.hash, bet);
+  const body = ackBodyOf({ ...bet, betPayloadHash: bet.hash });
+  const ackHash = jcsSha256Hex(body);
+  return { ...body, ackHash, operatorSignature: bet.ackSignature, revealMessage: revealMessageOf(bet.hash, ackHash) };
+}
+
 /** Runs the atomic commit and signs the ack; a re-sent commit gets the same ack. */
 export async function commitBet(services: Services, wallet: string, betPayloadHash: string, sessionSignature: string, ticketId?: string): Promise<Ack> {
   const { config } = services;
@@ -68,7 +78,9 @@ export async function commitBet(services: Services, wallet: string, betPayloadHa
     const message = COMMIT_REJECTIONS[result.reason] ?? `Commit rejected (${result.reason})`;
     throw gameRejected(message, result.reason, result.detail ? { limitMicro: result.detail } : {});
   }
-  return ackFor(services, betPayloadHash, result);
+  const ack = ackFor(services, betPayloadHash, result);
+  if (result.kind === 'ok') await services.bets.saveAckSignature(betPayloadHash, ack.operatorSignature);
+  return ack;
 }
 
 /** s_i of a committed bet. */

@@ -9,7 +9,7 @@ import { verifyBase64Signature } from '../protocol/signatures.ts';
 import { limitsOf } from '../store/ledger.ts';
 import type { BetRecord, PlayerTotals } from '../store/bets.ts';
 import type { Services } from '../services.ts';
-import { ackFor, publishPlay, rngValueHex } from './bet-flow.ts';
+import { ackOf, publishPlay, rngValueHex } from './bet-flow.ts';
 import { betLogLeafHex, diceReceiptId, pendingAnchor, type ReceiptStatus } from './receipts.ts';
 
 export const DICE_GAME_ID = 'dice:protocol-v1';
@@ -138,7 +138,7 @@ export interface DiceReveal {
 /** Settles a committed dice bet exactly once; replays return the stored settlement. */
 export async function settleDiceBet(services: Services, bet: BetRecord, reveal: DiceReveal | null) {
   const payload = JSON.parse(bet.payload) as DiceBetPayload;
-  const ack = ackFor(services, bet.hash, bet);
+  const ack = ackOf(services, bet);
   const settledAt = services.now().toISOString();
   const receiptId = diceReceiptId(bet.hash);
   const alias = payload.player;
@@ -280,7 +280,7 @@ export async function revealDice(services: Services, wallet: string, betPayloadH
   if (!verifyCommitment(clientSeedRaw, bet.commitment)) {
     throw gameRejected('clientSeedRaw does not match the bet\'s commitment (sha256 of the 32 seed bytes)', 'commitment_mismatch');
   }
-  const ack = ackFor(services, bet.hash, bet);
+  const ack = ackOf(services, bet);
   if (bet.state !== 'settled' && !verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
     throw new ApiError('INVALID_SESSION_SIGNATURE', 'sessionSignature must sign the UTF-8 bytes of ack.revealMessage with the committing session key');
   }
@@ -304,7 +304,7 @@ export async function fetchRecoverySeed(services: Services, wallet: string, betP
   if (!bet || bet.wallet !== wallet) throw new ApiError('NOT_FOUND', 'No committed bet with this betPayloadHash for this wallet');
   const clientSeedRaw = await services.bets.recoverySeed(betPayloadHash);
   if (!clientSeedRaw) throw new ApiError('NOT_FOUND', 'No recovery seed was stored for this bet');
-  return { betPayloadHash, clientSeedRaw, state: bet.state, ack: ackFor(services, bet.hash, bet) };
+  return { betPayloadHash, clientSeedRaw, state: bet.state, ack: ackOf(services, bet) };
 }
 
 export async function diceSession(services: Services, wallet: string) {
@@ -330,7 +330,7 @@ export async function diceSession(services: Services, wallet: string) {
         commitment: b.commitment,
         committedAt: b.committedAt,
         revealDeadline: b.revealDeadline,
-        ack: ackFor(services, b.hash, b),
+        ack: ackOf(services, b),
       };
     });
   return {

@@ -10,7 +10,7 @@ import { utf8 } from '../protocol/encoding.ts';
 import type { BetRecord } from '../store/bets.ts';
 import type { TicketRecord, TicketTurn } from '../store/tickets.ts';
 import type { Services } from '../services.ts';
-import { ackFor, checkCommitBody, commitBet, publishPlay, rngValueHex } from './bet-flow.ts';
+import { ackOf, checkCommitBody, commitBet, publishPlay, rngValueHex } from './bet-flow.ts';
 import { assertActiveSessionKey, checkStake, parseWager, playerView } from './dice.ts';
 import { betLogLeafHex, pendingAnchor, sweeperReceiptId, type ReceiptStatus } from './receipts.ts';
 
@@ -53,7 +53,7 @@ export function ticketView(t: TicketRecord, ackOf?: (hash: string) => unknown) {
 
 async function pendingAck(services: Services, hash: string) {
   const bet = await services.bets.bet(hash);
-  return bet ? ackFor(services, bet.hash, bet) : null;
+  return bet ? ackOf(services, bet) : null;
 }
 
 async function viewWithAck(services: Services, t: TicketRecord) {
@@ -196,7 +196,7 @@ function ticketReceipt(services: Services, ticket: TicketRecord, turns: TicketTu
       const bet = bets.get(t.betPayloadHash)!;
       return {
         betPayloadHash: t.betPayloadHash,
-        ackHash: ackFor(services, bet.hash, bet).ackHash,
+        ackHash: ackOf(services, bet).ackHash,
         rngChainHead: t.rngChainHead,
         rngIndex: t.rngIndex,
         commitment: bet.commitment,
@@ -245,7 +245,7 @@ function ticketReceipt(services: Services, ticket: TicketRecord, turns: TicketTu
     proof: {
       turns: turns.map((t) => {
         const bet = bets.get(t.betPayloadHash)!;
-        return { betPayloadHash: t.betPayloadHash, ackHash: ackFor(services, bet.hash, bet).ackHash, rngChainHead: t.rngChainHead, rngIndex: t.rngIndex, rngReveal: t.rngReveal };
+        return { betPayloadHash: t.betPayloadHash, ackHash: ackOf(services, bet).ackHash, rngChainHead: t.rngChainHead, rngIndex: t.rngIndex, rngReveal: t.rngReveal };
       }),
     },
     verifierPayload: {
@@ -259,7 +259,7 @@ function ticketReceipt(services: Services, ticket: TicketRecord, turns: TicketTu
           betPayload: JSON.parse(bet.payload) as unknown,
           betPayloadHash: t.betPayloadHash,
           commitSignature: bet.commitSignature,
-          ack: ackFor(services, bet.hash, bet),
+          ack: ackOf(services, bet),
           revealSignature: t.revealSignature,
           clientSeedRaw: t.clientSeedRaw,
           rngReveal: t.rngReveal,
@@ -318,7 +318,7 @@ export async function settleSweeperTurn(services: Services, bet: BetRecord, reve
     betPayloadHash: bet.hash,
     ticketId: ticket.id,
     turn: turnView,
-    ack: ackFor(services, bet.hash, bet),
+    ack: ackOf(services, bet),
     ticket: ticketView(endedTicket),
     receiptId: receiptPart?.receiptId ?? null,
     betLogEntry: receiptPart?.betLogEntry ?? null,
@@ -359,7 +359,7 @@ export async function revealSweeper(services: Services, wallet: string, betPaylo
   const bet = await services.bets.bet(betPayloadHash);
   if (!bet || bet.wallet !== wallet || bet.game !== 'sweeper') throw gameRejected('No committed Sweeper turn with this betPayloadHash for this wallet', 'not_found');
   if (!verifyCommitment(clientSeedRaw, bet.commitment)) throw gameRejected('clientSeedRaw does not match the turn\'s commitment', 'commitment_mismatch');
-  const ack = ackFor(services, bet.hash, bet);
+  const ack = ackOf(services, bet);
   if (bet.state !== 'settled' && !verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
     throw new ApiError('INVALID_SESSION_SIGNATURE', 'sessionSignature must sign the UTF-8 bytes of ack.revealMessage with the committing session key');
   }

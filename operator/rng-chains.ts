@@ -10,7 +10,11 @@ interface ChainFile {
   secret: string;
   length: number;
   head: string;
+  checkpointInterval?: number;
+  checkpoints?: string[];
 }
+
+const CHECKPOINT_INTERVAL = 1024;
 
 export class RngChains {
   readonly #dir: string;
@@ -37,9 +41,11 @@ export class RngChains {
   create(chainId: number, length: number): RngChain {
     if (existsSync(this.#file(chainId))) throw new Error(`rng chain ${chainId} already exists`);
     const secret = new Uint8Array(randomBytes(32));
-    const chain = new RngChain({ secret, length });
+    const chain = new RngChain({ secret, length, checkpointInterval: CHECKPOINT_INTERVAL });
     mkdirSync(this.#dir, { recursive: true });
-    const file: ChainFile = { chainId, secret: toHex(secret), length, head: chain.headHex };
+    const file: ChainFile = {
+      chainId, secret: toHex(secret), length, head: chain.headHex, checkpointInterval: CHECKPOINT_INTERVAL, checkpoints: chain.checkpoints().map(toHex),
+    };
     const tmp = `${this.#file(chainId)}.tmp`;
     writeFileSync(tmp, JSON.stringify(file), { mode: 0o600 });
     renameSync(tmp, this.#file(chainId));
@@ -52,7 +58,12 @@ export class RngChains {
     let chain = this.#loaded.get(chainId);
     if (!chain) {
       const file = JSON.parse(readFileSync(this.#file(chainId), 'utf8')) as ChainFile;
-      chain = new RngChain({ secret: fromHex(file.secret, 32), length: file.length });
+      chain = new RngChain({
+        secret: fromHex(file.secret, 32),
+        length: file.length,
+        checkpointInterval: file.checkpointInterval ?? CHECKPOINT_INTERVAL,
+        ...(file.checkpoints ? { checkpoints: file.checkpoints.map((c) => fromHex(c, 32)) } : {}),
+      });
       if (chain.headHex !== file.head) throw new Error(`rng chain ${chainId}: stored head does not match its secret`);
       this.#remember(chainId, chain);
     }

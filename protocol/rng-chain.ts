@@ -14,6 +14,11 @@ export interface RngChainOptions {
    * @defaultValue 1024
    */
   checkpointInterval?: number;
+  /**
+   * Previously computed checkpoints (s_0, s_interval, s_2·interval, …), so a large chain loads without
+   * hashing all of it; each is checked against the next one when its segment is first used.
+   */
+  checkpoints?: readonly Uint8Array[];
 }
 
 /**
@@ -28,6 +33,7 @@ export class RngChain {
   readonly #interval: number;
   // #checkpoints[k] = s_{k * interval}, plus s_N at the end.
   readonly #checkpoints: Uint8Array[] = [];
+  readonly #secret: Uint8Array;
   #segmentStart = -1;
   #segment: Uint8Array[] = [];
 
@@ -41,19 +47,25 @@ export class RngChain {
     this.length = length;
     this.#interval = interval;
     const slots = Math.floor(length / interval);
-    const checkpoints: Uint8Array[] = new Array(slots + 1);
-    let value = secret;
-    for (let i = length; i >= 0; i--) {
-      if (i % interval === 0) checkpoints[i / interval] = value;
-      if (i > 0) value = sha256(value);
+    let checkpoints: Uint8Array[];
+    if (options.checkpoints) {
+      if (options.checkpoints.length !== slots + 1 || options.checkpoints.some((c) => c.length !== RNG_VALUE_BYTES)) {
+        throw new RangeError('checkpoints do not fit the chain length and interval');
+      }
+      checkpoints = [...options.checkpoints];
+    } else {
+      checkpoints = new Array(slots + 1);
+      let value = secret;
+      for (let i = length; i >= 0; i--) {
+        if (i % interval === 0) checkpoints[i / interval] = value;
+        if (i > 0) value = sha256(value);
+      }
     }
     this.#checkpoints = checkpoints;
     this.head = checkpoints[0] as Uint8Array;
     this.headHex = toHex(this.head);
     this.#secret = secret;
   }
-
-  readonly #secret: Uint8Array;
 
   /**
    * s_i for 0 ≤ i ≤ N.
@@ -66,6 +78,11 @@ export class RngChain {
     return this.#segment[i - start] as Uint8Array;
   }
 
+  /** The checkpoints, to store beside the secret. */
+  checkpoints(): readonly Uint8Array[] {
+    return this.#checkpoints;
+  }
+
   valueHex(i: number): string {
     return toHex(this.value(i));
   }
@@ -76,6 +93,9 @@ export class RngChain {
     const segment: Uint8Array[] = new Array(end - start + 1);
     segment[end - start] = top;
     for (let k = end - start; k > 0; k--) segment[k - 1] = sha256(segment[k] as Uint8Array);
+    if (!bytesEqual(segment[0] as Uint8Array, this.#checkpoints[start / this.#interval] as Uint8Array)) {
+      throw new Error(`rng chain checkpoint ${start} does not link to the next one`);
+    }
     this.#segment = segment;
     this.#segmentStart = start;
   }

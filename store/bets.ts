@@ -38,6 +38,8 @@ export interface BetRecord {
   revealDeadline: string;
   revealDeadlineMs: number;
   commitSignature: string;
+  /** The ack key's signature, stored at commit so settlement never needs to sign again. */
+  ackSignature: string | null;
   ticketId: string;
   turn: string;
   settlement: string | null;
@@ -158,6 +160,7 @@ export class BetStore {
       revealDeadline: r.revealDeadline ?? '',
       revealDeadlineMs: Number(r.revealDeadlineMs),
       commitSignature: r.commitSignature ?? '',
+      ackSignature: r.ackSignature ?? null,
       ticketId: r.ticketId ?? '',
       turn: r.turn ?? '',
       settlement: r.settlement ?? null,
@@ -182,6 +185,10 @@ export class BetStore {
       settlement: reply[1] as string,
       player: { balance: BigInt(reply[2] ?? '0'), staked: BigInt(reply[3] ?? '0'), exposure: BigInt(reply[4] ?? '0'), nonce: Number(reply[5] ?? 0) },
     };
+  }
+
+  async saveAckSignature(hash: string, signature: string): Promise<void> {
+    await this.redis.hsetnx(this.keys.bet(hash), 'ackSignature', signature);
   }
 
   async saveRecoverySeed(hash: string, clientSeedRaw: string): Promise<void> {

@@ -42,6 +42,15 @@ describe('RNG hash chain', () => {
     expect(verifyRngLink('zz', 1, chain.headHex, 0)).toBe(false);
   });
 
+  it('loads from stored checkpoints and refuses a checkpoint that does not link', () => {
+    const reloaded = new RngChain({ secret, length: 5000, checkpointInterval: 64, checkpoints: chain.checkpoints() });
+    expect([1, 700, 5000].map((i) => reloaded.valueHex(i))).toEqual([1, 700, 5000].map((i) => chain.valueHex(i)));
+    const bad = chain.checkpoints().map((c) => c.slice());
+    bad[10]![0]! ^= 1;
+    const tampered = new RngChain({ secret, length: 5000, checkpointInterval: 64, checkpoints: bad });
+    expect(() => tampered.value(10 * 64 + 5)).toThrow(/does not link/);
+  });
+
   it('rejects indices outside the chain', () => {
     expect(() => chain.value(5001)).toThrow(RangeError);
     expect(() => chain.value(-1)).toThrow(RangeError);

@@ -63,7 +63,7 @@ describe('fairness vectors', () => {
     expect(new OutcomeStream(r.rngValue, r.clientSeedRaw, r.betPayloadHash).drawInt(r.n)).toBe(r.draw);
   });
 
-  it.each(v.dice.map((d: { input: { direction: string; target: number } }, i: number) => [i, d]))('dice vector %i', (_i, d: any) => {
+  it.each(v.dice.map((d: unknown, i: number) => [i, d]) as [number, any][])('dice vector %i', (_i, d) => {
     checkSignedBet(d, d.input.clientSeedRaw, d.input.rngIndex);
     const outcome = settleDice({
       rngValueHex: d.rngReveal,
@@ -92,7 +92,7 @@ describe('fairness vectors', () => {
     }
   });
 
-  it.each(v.sweeper.tickets.map((t: any) => [t.plan, t]))('sweeper ticket: %s', (_plan, t: any) => {
+  it.each(v.sweeper.tickets.map((t: any) => [t.plan, t]) as [string, any][])('sweeper ticket: %s', (_plan, t) => {
     let rowsWon = 0;
     const columns: number[] = [];
     for (const turn of t.turns) {

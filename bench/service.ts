@@ -1,0 +1,89 @@
+// Starts the service as a child process on embedded defaults (its own data dir, ports and Redis prefix).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+export interface BenchService {
+  api: string;
+  rpcUrl: string;
+  pid: number;
+  /** Peak resident set (VmHWM) of the service process, in MB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+function processTree(pid: number): number[] {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+  );
+  return [pid, ...children.flatMap(processTree)];
+}
+
+const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
+
+export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-'));
+  const prefix = `bench-${randomBytes(4).toString('hex')}`;
+  const port = freePort();
+  const rpcPort = port + 1;
+  // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the service for `--cpu-prof` analysis.
+  const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'main.ts'], {
+    cwd: path.resolve(import.meta.dirname, '..'),
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOCALNET_PORT: String(rpcPort),
+      DATA_DIR: dataDir,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '10000000',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const api = `http://127.0.0.1:${port}/api`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error('the service exited during start');
+    try {
+      const res = await fetch(`${api}/protocol/v1/config`);
+      if (res.ok && ((await res.json()) as { rngChainHead: string | null }).rngChainHead) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('the service did not start in time');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    api,
+    rpcUrl: `http://127.0.0.1:${rpcPort}`,
+    pid: child.pid!,
+    peakRssMb() {
+      // The main process and its API processes (node:cluster): the sum of each one's peak.
+      let total = 0;
+      for (const pid of processTree(child.pid!)) {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        total += Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+      }
+      return total;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length) await redis.unlink(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      await redis.quit();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
