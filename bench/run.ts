@@ -6,6 +6,8 @@ import { benchDice } from './dice.ts';
 import { benchEcho } from './echo.ts';
 import { benchSweeper } from './sweeper.ts';
 import { benchMerkle } from './merkle.ts';
+import { benchAnchor } from './anchor.ts';
+import { benchVerify } from './verify.ts';
 
 type Bench = (service: () => Promise<BenchService>) => Promise<Record<string, number>>;
 
@@ -20,6 +22,8 @@ const BENCHES: Record<string, Bench> = {
   },
   sweeper: async (service) => benchSweeper(await service()),
   merkle: async () => benchMerkle(),
+  anchor: async (service) => benchAnchor(await service()),
+  verify: async () => benchVerify(),
 };
 
 async function main() {
