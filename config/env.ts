@@ -12,7 +12,7 @@ export const ConfigSchema = Type.Object({
   PORT: Int(0, 65535, 8080, 'API port'),
   HOST: Type.String({ default: '0.0.0.0', description: 'API bind address' }),
   PUBLIC_BASE_URL: Url('Public URL of the API, used in links and the wallet challenge'),
-  DATA_DIR: Type.String({ default: './data', minLength: 1, description: 'Local state: localnet snapshot, keys, RNG chains, chDB' }),
+  DATA_DIR: Type.String({ default: './data', minLength: 1, description: 'Local state: localnet snapshot and history, genesis, operator keys and RNG chains' }),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', pattern: '^rediss?://', description: 'Redis ledger' }),
   REDIS_PREFIX: Type.String({ default: 'pfws', pattern: '^[A-Za-z0-9_.-]{1,40}$', description: 'Prefix of every Redis key' }),
   SOLANA_RPC_URL: Url('Solana RPC; unset runs the embedded localnet'),
@@ -23,7 +23,6 @@ export const ConfigSchema = Type.Object({
   LP_MINT: Base58Key('LP share mint (required with SOLANA_RPC_URL)'),
   KEYS_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Operator keypair files ack.json, anchor.json, keeper.json' })),
   EXPLORER_BASE_URL: Type.String({ default: 'https://explorer.solana.com', description: 'Block explorer for commit links' }),
-  CLICKHOUSE_URL: Url('ClickHouse HTTP endpoint; unset uses embedded chDB'),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   CHALLENGE_TTL_MS: Int(1_000, 3_600_000, 300_000, 'Wallet challenge lifetime'),
   TOKEN_TTL_MS: Int(60_000, 30 * 86_400_000, 86_400_000, 'Bearer token lifetime'),
@@ -105,10 +104,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     for (const name of ['USDC_MINT', 'LP_MINT', 'KEYS_DIR'] as const) {
       if (!parsed[name]) throw new ConfigError(`${name} is required when SOLANA_RPC_URL is set`);
     }
-  }
-  if (roles.length < ROLES.length && !parsed.CLICKHOUSE_URL) {
-    // chDB's data directory belongs to a single process.
-    throw new ConfigError('CLICKHOUSE_URL is required when roles run as separate processes (--role)');
   }
   const dataDir = path.resolve(parsed.DATA_DIR);
   return {
