@@ -38,6 +38,20 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** A Redis prefix holds the ledger of one chain only; mixing two (another DATA_DIR, say) would corrupt both. */
+async function assertSameChain(redis: Redis, keys: Keys, setup: ChainSetup, owned: Redis | null): Promise<void> {
+  const identity = `${setup.usdcMint}:${setup.vaultTokenAccount}`;
+  await redis.hsetnx(keys.meta(), 'chain', identity);
+  const stored = await redis.hget(keys.meta(), 'chain');
+  if (stored !== identity) {
+    owned?.disconnect();
+    throw new Error(
+      `Redis prefix "${keys.prefix}" holds the ledger of another chain (${stored}); this one is ${identity}. ` +
+        'Use another REDIS_PREFIX, or delete that prefix\'s keys to start over.',
+    );
+  }
+}
+
 export interface ServiceOverrides {
   now?: () => Date;
   redis?: Redis;
@@ -58,6 +72,7 @@ export async function createServices(config: Config, logger: Logger, rpcUrl: str
   if (config.localnet) {
     faucet = await loadOperatorKey(config.keysDir, 'faucet', true);
     setup = await ensureLocalnetGenesis(rpc, config.dataDir, operator, faucet, config.DEV_HOUSE_CAPITAL);
+    await assertSameChain(redis, keys, setup, overrides.redis ? null : redis);
     if (setup.houseFunding) {
       // The genesis mint into the vault is house capital, not an unattributed inflow.
       await ledger.applyChainItem(
@@ -67,6 +82,7 @@ export async function createServices(config: Config, logger: Logger, rpcUrl: str
     }
   } else {
     setup = await configuredSetup(config.USDC_MINT!, config.LP_MINT!, operator.keeper.publicKey);
+    await assertSameChain(redis, keys, setup, overrides.redis ? null : redis);
   }
   return {
     config,

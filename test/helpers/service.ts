@@ -36,7 +36,13 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
   };
   const config = loadConfig(fullEnv);
   const clock = { offsetMs: 0 };
-  const running = await startService(config, createLogger(config.LOG_LEVEL), { now: () => new Date(Date.now() + clock.offsetMs) });
+  let running: Running;
+  try {
+    running = await startService(config, createLogger(config.LOG_LEVEL), { now: () => new Date(Date.now() + clock.offsetMs) });
+  } catch (err) {
+    if (!dataDir) rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const service: TestService = {
     ...running,
     config,
