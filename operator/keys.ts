@@ -27,14 +27,37 @@ async function fromBytes(bytes: Uint8Array, file: string): Promise<OperatorKey> 
   return { seed, publicKey: toBase58(bytes.slice(32)), signer: await createKeyPairSignerFromBytes(bytes) };
 }
 
+/** A key whose secret lives on another host: using the secret fails loudly, the public key works. */
+function publicOnly(role: OperatorRole, publicKey: string): OperatorKey {
+  const missing = (): never => {
+    throw new Error(`the ${role} key's secret is not on this host (only ${role}.pub in KEYS_DIR)`);
+  };
+  return {
+    publicKey,
+    get seed() {
+      return missing();
+    },
+    get signer() {
+      return missing();
+    },
+  };
+}
+
 /**
- * Loads `<dir>/<role>.json`; creates it when `create` is set (localnet only).
- * @throws when the file is missing and may not be created, or is malformed
+ * Loads `<dir>/<role>.json` (a keypair), or `<dir>/<role>.pub` (base58 public key only) on hosts that must
+ * not hold that secret; creates the keypair when `create` is set (localnet only).
+ * @throws when neither file exists and may not be created, or a file is malformed
  */
 export async function loadOperatorKey(dir: string, role: OperatorRole, create: boolean): Promise<OperatorKey> {
   const file = path.join(dir, `${role}.json`);
+  const pub = path.join(dir, `${role}.pub`);
+  if (!existsSync(file) && existsSync(pub)) {
+    const publicKey = readFileSync(pub, 'utf8').trim();
+    if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(publicKey)) throw new Error(`${pub} must hold a base58 public key`);
+    return publicOnly(role, publicKey);
+  }
   if (!existsSync(file)) {
-    if (!create) throw new Error(`operator key ${file} is missing (set KEYS_DIR)`);
+    if (!create) throw new Error(`operator key ${file} (or ${role}.pub) is missing (set KEYS_DIR)`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(file, JSON.stringify(Array.from(keypairBytes(randomBytes(32)))), { mode: 0o600 });
   }
