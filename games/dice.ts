@@ -261,7 +261,8 @@ export async function settleDiceBet(services: Services, bet: BetRecord, reveal: 
       roll: resultView.roll, settledAt,
     });
   }
-  return { settlement: JSON.parse(result.settlement) as typeof settlement, player: result.player, fresh: result.kind === 'ok' };
+  const stored = result.kind === 'ok' ? settlement : (JSON.parse(result.settlement) as typeof settlement);
+  return { settlement: stored, player: result.player, fresh: result.kind === 'ok' };
 }
 
 export const playerView = (p: PlayerTotals) => ({

@@ -352,7 +352,7 @@ export async function settleSweeperTurn(services: Services, bet: BetRecord, reve
       wager: microToNumber(ticket.wager), payout: microToNumber(payout), rowsWon, settledAt,
     });
   }
-  return { settlement: JSON.parse(result.settlement) as typeof settlement, player: result.player };
+  return { settlement: result.kind === 'ok' ? settlement : (JSON.parse(result.settlement) as typeof settlement), player: result.player };
 }
 
 export async function revealSweeper(services: Services, wallet: string, betPayloadHash: string, clientSeedRaw: string, sessionSignature: string) {

@@ -4,7 +4,9 @@ import type { Logger } from 'pino';
 import { tailAddress, type TailDeps } from './tail.ts';
 
 const LEASE_MS = 15_000;
-const WATCH_WINDOW_MS = 3_600_000;
+const WATCH_WINDOW_MS = 15 * 60_000;
+// The vault is tailed every tick; recently active wallets (memo-only setups and revokes) every few ticks.
+const WALLET_EVERY_TICKS = 5;
 
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -20,6 +22,7 @@ export class Indexer {
   #stopped = false;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
+  #ticks = 0;
 
   constructor(
     readonly deps: TailDeps,
@@ -69,7 +72,8 @@ export class Indexer {
       const active = () => !this.#stopped && this.#leader;
       const watchKey = this.deps.keys.watchedWallets();
       await this.deps.redis.zremrangebyscore(watchKey, 0, Date.now() - WATCH_WINDOW_MS);
-      const targets = [this.deps.ctx.vaultTokenAccount, ...(await this.deps.redis.zrange(watchKey, '0', '-1'))];
+      const wallets = this.#ticks++ % WALLET_EVERY_TICKS === 0 ? await this.deps.redis.zrange(watchKey, '0', '-1') : [];
+      const targets = [this.deps.ctx.vaultTokenAccount, ...wallets];
       for (const target of targets) {
         if (!active()) break;
         const applied = await tailAddress(this.deps, target, active);
