@@ -87,7 +87,3 @@ export async function commitBet(services: Services, wallet: string, betPayloadHa
 export function rngValueHex(services: Services, chainId: number, index: number): string {
   return services.rngChains.get(chainId).valueHex(index);
 }
-
-export async function publishPlay(services: Services, play: Record<string, unknown>): Promise<void> {
-  await services.redis.publish(services.keys.playsChannel(), JSON.stringify(play));
-}

@@ -9,7 +9,7 @@ import { verifyBase64Signature } from '../protocol/signatures.ts';
 import { limitsOf } from '../store/ledger.ts';
 import type { BetRecord, PlayerTotals } from '../store/bets.ts';
 import type { Services } from '../services.ts';
-import { ackOf, publishPlay, rngValueHex } from './bet-flow.ts';
+import { ackOf, rngValueHex } from './bet-flow.ts';
 import { betLogLeafHex, diceReceiptId, pendingAnchor, type ReceiptStatus } from './receipts.ts';
 
 export const DICE_GAME_ID = 'dice:protocol-v1';
@@ -31,33 +31,40 @@ export function parseWager(value: unknown): bigint {
   }
 }
 
+const keyRejection = (status: string | null) =>
+  new ApiError(
+    'SESSION_KEY_NOT_AUTHORIZED',
+    status ? 'The session key was revoked' : 'The session key is not authorized: send the setup transaction and sync first',
+  );
+
 /** Session key must be authorized and active for the wallet. */
 export async function assertActiveSessionKey(services: Services, wallet: string, sessionPubkey: string): Promise<void> {
   const key = await services.ledger.sessionKey(wallet, sessionPubkey);
-  if (!key || key.status !== 'active') {
-    throw new ApiError(
-      'SESSION_KEY_NOT_AUTHORIZED',
-      key ? 'The session key was revoked' : 'The session key is not authorized: send the setup transaction and sync first',
-    );
-  }
+  if (!key || key.status !== 'active') throw keyRejection(key?.status ?? null);
 }
 
-/** Checks the stake against the balance and the live limits (re-checked atomically at commit). */
-export async function checkStake(services: Services, wallet: string, wager: bigint, maxPayout: bigint) {
-  const [player, house] = await Promise.all([services.ledger.player(wallet), services.ledger.house()]);
+/**
+ * Everything prepare checks, from one atomic read: the key, the commitment, the balance and the live limits.
+ * The commit script checks them all again.
+ * @returns the bet nonce the payload carries
+ */
+export async function checkPrepare(services: Services, wallet: string, p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint }): Promise<number> {
+  const view = await services.bets.prepareView(wallet, p.sessionPubkey, p.commitment);
+  if (view.sessionKeyStatus !== 'active') throw keyRejection(view.sessionKeyStatus);
+  if (view.commitmentUsed) throw gameRejected('This commitment was used before; every bet needs a fresh client seed', 'commitment_used');
   const { config } = services;
-  const limits = limitsOf(house, { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS });
+  const limits = limitsOf(view.house, { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS });
   const usdc = (m: bigint) => microToNumber(m);
   if (limits.nav <= 0n) throw gameRejected('Betting is paused: the house NAV is not positive', 'house_closed');
-  if (wager > player.balance) throw gameRejected(`The wager exceeds the balance (${usdc(player.balance)})`, 'insufficient_balance', { balance: usdc(player.balance) });
-  if (wager > limits.maxBet) throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
-  if (maxPayout > limits.maxPayout) {
-    throw gameRejected(`The possible payout ${usdc(maxPayout)} exceeds house.maxPayout (${usdc(limits.maxPayout)})`, 'max_payout', { maxPayout: usdc(limits.maxPayout) });
+  if (p.wager > view.balance) throw gameRejected(`The wager exceeds the balance (${usdc(view.balance)})`, 'insufficient_balance', { balance: usdc(view.balance) });
+  if (p.wager > limits.maxBet) throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
+  if (p.maxPayout > limits.maxPayout) {
+    throw gameRejected(`The possible payout ${usdc(p.maxPayout)} exceeds house.maxPayout (${usdc(limits.maxPayout)})`, 'max_payout', { maxPayout: usdc(limits.maxPayout) });
   }
-  if (house.exposure + (maxPayout - wager) > limits.maxExposure) {
+  if (view.house.exposure + (p.maxPayout - p.wager) > limits.maxExposure) {
     throw gameRejected('The bet would take the house over maxExposure', 'max_exposure', { maxExposure: usdc(limits.maxExposure) });
   }
-  return player;
+  return view.nonce;
 }
 
 export function diceParamsOf(direction: DiceDirection, targetBps: number, wager: bigint) {
@@ -89,11 +96,7 @@ export async function prepareDice(services: Services, wallet: string, input: Dic
     if (err instanceof DiceRuleError) throw gameRejected(err.message, 'bad_params');
     throw err;
   }
-  await assertActiveSessionKey(services, wallet, input.sessionPubkey);
-  if (await services.bets.isCommitmentUsed(input.commitment)) {
-    throw gameRejected('This commitment was used before; every bet needs a fresh client seed', 'commitment_used');
-  }
-  const player = await checkStake(services, wallet, wager, params.payoutMicro);
+  const betNonce = await checkPrepare(services, wallet, { sessionPubkey: input.sessionPubkey, commitment: input.commitment, wager, maxPayout: params.payoutMicro });
   const now = services.now();
   const expiresAtMs = now.getTime() + services.config.PREPARE_TTL_MS;
   const betPayload: DiceBetPayload = {
@@ -101,7 +104,7 @@ export async function prepareDice(services: Services, wallet: string, input: Dic
     game: 'dice',
     player: services.aliases.of(wallet),
     sessionPubkey: input.sessionPubkey,
-    betNonce: player.nonce,
+    betNonce,
     wager: wager.toString(),
     params: { direction: params.direction, targetBps },
     commitment: input.commitment,
@@ -119,7 +122,7 @@ export async function prepareDice(services: Services, wallet: string, input: Dic
       exposureDelta: params.payoutMicro - wager,
       sessionPubkey: input.sessionPubkey,
       commitment: input.commitment,
-      betNonce: player.nonce,
+      betNonce,
       expiresAtMs,
     },
     services.config.PREPARE_TTL_MS,
@@ -253,14 +256,12 @@ export async function settleDiceBet(services: Services, bet: BetRecord, reveal: 
       won: resultView.won, status, wager: microToNumber(bet.wager), payout: resultView.payout, settledAt,
     }),
     won: status === 'won',
-  });
-  if (result.kind === 'err') throw gameRejected('No committed bet with this betPayloadHash for this wallet', result.reason);
-  if (result.kind === 'ok') {
-    await publishPlay(services, {
+    playJson: JSON.stringify({
       game: 'dice', receiptId, player: alias, source: 'api', status, wager: microToNumber(bet.wager), payout: microToNumber(payout),
       roll: resultView.roll, settledAt,
-    });
-  }
+    }),
+  });
+  if (result.kind === 'err') throw gameRejected('No committed bet with this betPayloadHash for this wallet', result.reason);
   const stored = result.kind === 'ok' ? settlement : (JSON.parse(result.settlement) as typeof settlement);
   return { settlement: stored, player: result.player, fresh: result.kind === 'ok' };
 }

@@ -10,8 +10,8 @@ import { utf8 } from '../protocol/encoding.ts';
 import type { BetRecord } from '../store/bets.ts';
 import type { TicketRecord, TicketTurn } from '../store/tickets.ts';
 import type { Services } from '../services.ts';
-import { ackOf, checkCommitBody, commitBet, publishPlay, rngValueHex } from './bet-flow.ts';
-import { assertActiveSessionKey, checkStake, parseWager, playerView } from './dice.ts';
+import { ackOf, checkCommitBody, commitBet, rngValueHex } from './bet-flow.ts';
+import { assertActiveSessionKey, checkPrepare, parseWager, playerView } from './dice.ts';
 import { betLogLeafHex, pendingAnchor, sweeperReceiptId, type ReceiptStatus } from './receipts.ts';
 
 export const SWEEPER_GAME_ID = 'sweeper:protocol-v1';
@@ -65,11 +65,14 @@ export async function openTicket(services: Services, wallet: string, input: { mo
   const wager = parseWager(input.wager);
   if (!isSweeperMode(input.mode)) throw gameRejected('mode must be one of easy, medium, hard', 'bad_mode');
   const mode = input.mode;
-  await assertActiveSessionKey(services, wallet, input.sessionPubkey);
-  const existing = await services.tickets.activeTicketId(wallet);
-  if (existing) throw gameRejected(`A ticket is already active (${existing}); finish or cash it out first`, 'ticket_active', { ticketId: existing });
   const fullPayout = sweeperPayout(wager, mode, SWEEPER_ROWS);
-  await checkStake(services, wallet, wager, fullPayout);
+  const existing = await services.tickets.activeTicketId(wallet);
+  if (existing) {
+    await assertActiveSessionKey(services, wallet, input.sessionPubkey);
+    throw gameRejected(`A ticket is already active (${existing}); finish or cash it out first`, 'ticket_active', { ticketId: existing });
+  }
+  // No commitment at ticket open: the empty one is never in the used set.
+  await checkPrepare(services, wallet, { sessionPubkey: input.sessionPubkey, commitment: '', wager, maxPayout: fullPayout });
   const id = `t_${randomBytes(12).toString('hex')}`;
   const head = (await services.redis.hget(services.keys.rng(), 'head')) ?? '';
   const result = await services.tickets.open(wallet, {
@@ -344,14 +347,12 @@ export async function settleSweeperTurn(services: Services, bet: BetRecord, reve
     recentJson: JSON.stringify({ ticketId: ticket.id, receiptId: receiptPart?.receiptId ?? null, mode, outcome, rowsWon, wager: microToNumber(ticket.wager), payout: microToNumber(payout), endedAt: settledAt }),
     disclosedIndex: rngReveal ? bet.rngIndex : 0,
     settledAt,
+    playJson: JSON.stringify({
+      game: 'sweeper', receiptId: receiptPart?.receiptId ?? null, player: alias, source: 'api', status: receiptPart?.status ?? null, outcome,
+      wager: microToNumber(ticket.wager), payout: microToNumber(payout), rowsWon, settledAt,
+    }),
   });
   if (result.kind === 'err') throw gameRejected('This turn cannot be settled: the ticket is not waiting for it', result.reason);
-  if (result.kind === 'ok' && receiptPart) {
-    await publishPlay(services, {
-      game: 'sweeper', receiptId: receiptPart.receiptId, player: alias, source: 'api', status: receiptPart.status, outcome,
-      wager: microToNumber(ticket.wager), payout: microToNumber(payout), rowsWon, settledAt,
-    });
-  }
   return { settlement: result.kind === 'ok' ? settlement : (JSON.parse(result.settlement) as typeof settlement), player: result.player };
 }
 

@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { ScriptRunner } from './scripts.ts';
-import type { LimitSettings } from './ledger.ts';
+import type { LimitSettings, LockedTotals } from './ledger.ts';
 
 export interface PreparedBet {
   wallet: string;
@@ -17,6 +17,14 @@ export interface PreparedBet {
   expiresAtMs: number;
   ticketId?: string;
   turn?: 'choice' | 'cashout';
+}
+
+export interface PrepareView {
+  sessionKeyStatus: string | null;
+  commitmentUsed: boolean;
+  balance: bigint;
+  nonce: number;
+  house: LockedTotals;
 }
 
 export interface BetRecord {
@@ -76,6 +84,8 @@ export interface SettleArgs {
   eventJson: string;
   recentJson: string;
   won: boolean;
+  /** Published on the plays channel for live feeds, in the same script. */
+  playJson: string;
 }
 
 export class BetStore {
@@ -90,25 +100,39 @@ export class BetStore {
   }
 
   async savePrepared(hash: string, bet: PreparedBet, ttlMs: number): Promise<void> {
-    const key = this.keys.prepared(hash);
-    await this.redis
-      .multi()
-      .hset(key, {
-        wallet: bet.wallet,
-        game: bet.game,
-        payload: bet.payload,
-        wager: bet.wager.toString(),
-        maxPayout: bet.maxPayout.toString(),
-        exposureDelta: bet.exposureDelta.toString(),
-        sessionPubkey: bet.sessionPubkey,
-        commitment: bet.commitment,
-        betNonce: String(bet.betNonce),
-        expiresAtMs: String(bet.expiresAtMs),
-        ticketId: bet.ticketId ?? '',
-        turn: bet.turn ?? '',
-      })
-      .pexpire(key, ttlMs + 60_000)
-      .exec();
+    // One JSON string (amounts as decimal strings), so saving is one command and the commit script decodes it.
+    const record = {
+      wallet: bet.wallet,
+      game: bet.game,
+      payload: bet.payload,
+      wager: bet.wager.toString(),
+      maxPayout: bet.maxPayout.toString(),
+      exposureDelta: bet.exposureDelta.toString(),
+      sessionPubkey: bet.sessionPubkey,
+      commitment: bet.commitment,
+      betNonce: String(bet.betNonce),
+      expiresAtMs: String(bet.expiresAtMs),
+      ticketId: bet.ticketId ?? '',
+      turn: bet.turn ?? '',
+    };
+    await this.redis.set(this.keys.prepared(hash), JSON.stringify(record), 'PX', ttlMs + 60_000);
+  }
+
+  /** The state prepare checks, read atomically in one call. */
+  async prepareView(wallet: string, sessionPubkey: string, commitment: string): Promise<PrepareView> {
+    const k = this.keys;
+    const r = (await this.scripts.prepareView([k.sessionKeys(wallet), k.commitments(), k.player(wallet), k.house()], [sessionPubkey, commitment])) as (
+      | string
+      | number
+    )[];
+    const big = (i: number) => BigInt(r[i] as string);
+    return {
+      sessionKeyStatus: (r[0] as string) || null,
+      commitmentUsed: r[1] === 1,
+      balance: big(2),
+      nonce: Number(r[3]),
+      house: { vault: big(4), balances: big(5), staked: big(6), exposure: big(7), pendingWithdrawals: big(8), unattributed: big(9), lpPending: big(10) },
+    };
   }
 
   async commit(
@@ -177,6 +201,7 @@ export class BetStore {
       [
         hash, wallet, a.payout.toString(), a.houseNet.toString(), a.settlementJson, a.receiptJson,
         `${a.leafHashHex}:${a.receiptId}`, a.settledAt, a.disclosedIndex, a.eventJson, a.recentJson, a.won ? '1' : '0',
+        k.playsChannel(), a.playJson,
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return { kind: 'err', reason: reply[1] as string };

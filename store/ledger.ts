@@ -59,12 +59,15 @@ export interface ChainItem {
 
 const big = (value: string | null | undefined): bigint => (value ? BigInt(value) : 0n);
 
-export function totalLocked(h: HouseTotals): bigint {
+/** The house fields that NAV and the limits depend on. */
+export type LockedTotals = Pick<HouseTotals, 'vault' | 'balances' | 'staked' | 'exposure' | 'pendingWithdrawals' | 'unattributed' | 'lpPending'>;
+
+export function totalLocked(h: LockedTotals): bigint {
   return h.balances + h.staked + h.exposure + h.pendingWithdrawals + h.unattributed + h.lpPending;
 }
 
 /** Limits as fractions of NAV, computed exactly as the commit script does. */
-export function limitsOf(h: HouseTotals, settings: LimitSettings, vault = h.vault): Limits {
+export function limitsOf(h: LockedTotals, settings: LimitSettings, vault = h.vault): Limits {
   const nav = vault - totalLocked(h);
   const part = (bps: number) => (nav > 0n ? (nav * BigInt(bps)) / 10_000n : 0n);
   return {

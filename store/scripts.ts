@@ -8,6 +8,7 @@ const SCRIPTS = {
   settleBet: 11,
   openTicket: 7,
   settleTurn: 13,
+  prepareView: 4,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -57,6 +57,8 @@ export interface SettleTurnArgs {
   recentJson: string;
   disclosedIndex: number;
   settledAt: string;
+  /** Published on the plays channel when the turn ends the ticket. */
+  playJson: string;
 }
 
 export type SettleTurnResult = { kind: 'ok' | 'dup'; settlement: string; player: PlayerTotals } | { kind: 'err'; reason: string };
@@ -120,7 +122,7 @@ export class TicketStore {
       [
         betPayloadHash, wallet, a.settlementJson, a.rowsWon, a.status, JSON.stringify(a.turns), a.endedAt, a.payout.toString(),
         a.houseNet.toString(), a.receiptJson, `${a.leafHashHex}:${a.receiptId}`, a.turnEventJson, a.ticketEventJson, a.recentJson,
-        a.disclosedIndex, a.settledAt, a.outcome,
+        a.disclosedIndex, a.settledAt, a.outcome, k.playsChannel(), a.playJson,
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return { kind: 'err', reason: reply[1] as string };

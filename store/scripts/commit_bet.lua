@@ -9,9 +9,12 @@ if existing[1] then
   if existing[1] ~= wallet then return {'err', 'not_found'} end
   return {'dup', existing[2], existing[3], existing[4], existing[5], existing[6], existing[7]}
 end
-local p = redis.call('HMGET', KEYS[3], 'wallet', 'payload', 'wager', 'maxPayout', 'exposureDelta', 'sessionPubkey',
-  'commitment', 'betNonce', 'expiresAtMs', 'game', 'ticketId', 'turn')
-if not p[1] or p[1] ~= wallet then return {'err', 'not_prepared'} end
+local raw = redis.call('GET', KEYS[3])
+if not raw then return {'err', 'not_prepared'} end
+local prep = cjson.decode(raw)
+local p = { prep.wallet, prep.payload, prep.wager, prep.maxPayout, prep.exposureDelta, prep.sessionPubkey,
+  prep.commitment, prep.betNonce, prep.expiresAtMs, prep.game, prep.ticketId, prep.turn }
+if p[1] ~= wallet then return {'err', 'not_prepared'} end
 if num(p[9]) < num(ARGV[3]) then return {'err', 'expired'} end
 local keyState = redis.call('HGET', KEYS[2], p[6])
 if not keyState or cjson.decode(keyState).status ~= 'active' then return {'err', 'session_key'} end

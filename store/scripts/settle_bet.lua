@@ -2,7 +2,7 @@
 -- entry and the receipt, and journals it. Idempotent: a settled bet returns its stored settlement.
 -- KEYS: player, bet, house, journal, seq, pending, deadlines, betLog, receipt, rng, recent
 -- ARGV: betPayloadHash, wallet, payout, houseNet, settlementJson, receiptJson, betLogItem, settledAt,
---       disclosedIndex, eventJson, recentJson, won
+--       disclosedIndex, eventJson, recentJson, won, playsChannel, playJson
 local hash, wallet, payout = ARGV[1], ARGV[2], ARGV[3]
 local b = redis.call('HMGET', KEYS[2], 'wallet', 'state', 'settlement', 'stake', 'exposureDelta', 'rngChainId')
 if not b[1] or b[1] ~= wallet then return {'err', 'not_found'} end
@@ -39,5 +39,6 @@ end
 redis.call('LPUSH', KEYS[11], ARGV[11])
 redis.call('LTRIM', KEYS[11], 0, 49)
 journal(KEYS[4], KEYS[5], 'bet_settled', ARGV[8], ARGV[10])
+redis.call('PUBLISH', ARGV[13], ARGV[14])
 local pl = redis.call('HMGET', KEYS[1], 'balance', 'staked', 'exposure', 'nonce')
 return {'ok', ARGV[5], pl[1] or '0', pl[2] or '0', pl[3] or '0', pl[4] or '0'}

@@ -2,7 +2,8 @@
 -- the bet-log entry and the receipt. Idempotent on the turn's betPayloadHash.
 -- KEYS: player, bet, ticket, activeTicket, house, journal, seq, pending, deadlines, betLog, receipt, rng, recent
 -- ARGV: betPayloadHash, wallet, settlementJson, rowsWon, status, turnsJson, endedAt, payout, houseNet,
---       receiptJson, betLogItem, turnEventJson, ticketEventJson, recentJson, disclosedIndex, settledAt, outcome
+--       receiptJson, betLogItem, turnEventJson, ticketEventJson, recentJson, disclosedIndex, settledAt, outcome,
+--       playsChannel, playJson
 local hash, wallet = ARGV[1], ARGV[2]
 local function player_reply(kind, settlement)
   local pl = redis.call('HMGET', KEYS[1], 'balance', 'staked', 'exposure', 'nonce')
@@ -48,5 +49,6 @@ if ARGV[5] ~= 'running' then
   redis.call('LPUSH', KEYS[13], ARGV[14])
   redis.call('LTRIM', KEYS[13], 0, 49)
   journal(KEYS[6], KEYS[7], 'ticket_settled', ARGV[16], ARGV[13])
+  redis.call('PUBLISH', ARGV[18], ARGV[19])
 end
 return player_reply('ok', ARGV[3])
