@@ -1,5 +1,6 @@
 // A load-generating player: keep-alive HTTP, native Ed25519 signing, real prepare → commit → reveal.
-import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import sodium from 'sodium-native';
 import { Pool } from 'undici';
 import {
   createKeyPairSignerFromBytes,
@@ -11,14 +12,20 @@ import {
 } from '@solana/kit';
 import { base58 } from '@scure/base';
 
-const PKCS8 = Buffer.from('302e020100300506032b657004220420', 'hex');
-
 class Key {
   readonly seed = randomBytes(32);
-  readonly private: KeyObject = createPrivateKey({ key: Buffer.concat([PKCS8, this.seed]), format: 'der', type: 'pkcs8' });
-  readonly publicBytes = createPublicKey(this.private).export({ format: 'der', type: 'spki' }).subarray(12);
-  readonly publicKey = base58.encode(this.publicBytes);
-  sign = (data: Uint8Array) => sign(null, data, this.private).toString('base64');
+  readonly publicBytes = Buffer.alloc(32);
+  readonly secret = Buffer.alloc(64);
+  readonly publicKey: string;
+  constructor() {
+    sodium.crypto_sign_seed_keypair(this.publicBytes, this.secret, this.seed);
+    this.publicKey = base58.encode(this.publicBytes);
+  }
+  sign = (data: Buffer) => {
+    const signature = Buffer.alloc(64);
+    sodium.crypto_sign_detached(signature, data, this.secret);
+    return signature.toString('base64');
+  };
 }
 
 export class Timer {

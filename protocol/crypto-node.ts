@@ -1,37 +1,39 @@
-// Native node:crypto backend for servers; never imported by the portable core.
-import { hash, createHmac, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+// Native backend for servers; never imported by the portable core. Hashes come from node:crypto and
+// Ed25519 from libsodium, which measured about 1.9× faster to verify and 3× faster to sign than
+// node:crypto's OpenSSL on our 2-core machines (see the README's benchmark notes).
+import { createHmac, hash } from 'node:crypto';
+import sodium from 'sodium-native';
 import { isStrictEd25519PublicKey, type CryptoBackend } from './crypto.ts';
 
-const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const KEY_CACHE_LIMIT = 10_000;
 
-// Decoding a key and the strictness check cost more than the verification, so keys are cached.
-const publicKeys = new Map<string, KeyObject | null>();
-const privateKeys = new Map<string, KeyObject>();
+// The strictness check (canonical, not small order) costs more than a verification, so it is cached per key.
+const strictKeys = new Map<string, boolean>();
+const secretKeys = new Map<string, Buffer>();
 
-function publicKeyObject(publicKey: Uint8Array): KeyObject | null {
-  const id = Buffer.from(publicKey).toString('base64');
-  let key = publicKeys.get(id);
-  if (key === undefined) {
-    key = isStrictEd25519PublicKey(publicKey)
-      ? createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]), format: 'der', type: 'spki' })
-      : null;
-    if (publicKeys.size >= KEY_CACHE_LIMIT) publicKeys.clear();
-    publicKeys.set(id, key);
+const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+
+function isStrictKey(publicKey: Uint8Array): boolean {
+  const id = asBuffer(publicKey).toString('base64');
+  let strict = strictKeys.get(id);
+  if (strict === undefined) {
+    strict = isStrictEd25519PublicKey(publicKey);
+    if (strictKeys.size >= KEY_CACHE_LIMIT) strictKeys.clear();
+    strictKeys.set(id, strict);
   }
-  return key;
+  return strict;
 }
 
-function privateKeyObject(seed: Uint8Array): KeyObject {
-  const id = Buffer.from(seed).toString('base64');
-  let key = privateKeys.get(id);
-  if (!key) {
-    key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-    if (privateKeys.size >= 64) privateKeys.clear();
-    privateKeys.set(id, key);
+function secretKeyOf(seed: Uint8Array): Buffer {
+  const id = asBuffer(seed).toString('base64');
+  let secretKey = secretKeys.get(id);
+  if (!secretKey) {
+    secretKey = Buffer.alloc(sodium.crypto_sign_SECRETKEYBYTES);
+    sodium.crypto_sign_seed_keypair(Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES), secretKey, asBuffer(seed));
+    if (secretKeys.size >= 64) secretKeys.clear();
+    secretKeys.set(id, secretKey);
   }
-  return key;
+  return secretKey;
 }
 
 export const nodeBackend: CryptoBackend = {
@@ -40,15 +42,16 @@ export const nodeBackend: CryptoBackend = {
   sha256: (data) => hash('sha256', data, 'buffer') as unknown as Uint8Array,
   hmacSha256: (key, data) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
   ed25519Verify(signature, message, publicKey) {
-    if (signature.length !== 64) return false;
-    const key = publicKeyObject(publicKey);
-    if (!key) return false;
-    // OpenSSL rejects S >= L and compares R byte-for-byte, which is the strict RFC 8032 check.
-    return verify(null, message, key, signature);
+    if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;
+    // libsodium rejects S >= L, a small-order R and non-canonical encodings: the strict RFC 8032 check.
+    return sodium.crypto_sign_verify_detached(asBuffer(signature), asBuffer(message), asBuffer(publicKey));
   },
-  ed25519Sign: (message, seed) => new Uint8Array(sign(null, message, privateKeyObject(seed))),
+  ed25519Sign(message, seed) {
+    const signature = Buffer.alloc(sodium.crypto_sign_BYTES);
+    sodium.crypto_sign_detached(signature, asBuffer(message), secretKeyOf(seed));
+    return signature;
+  },
   ed25519PublicKey(seed) {
-    const der = createPublicKey(privateKeyObject(seed)).export({ format: 'der', type: 'spki' });
-    return new Uint8Array(der.subarray(SPKI_ED25519_PREFIX.length));
+    return Buffer.from(secretKeyOf(seed).subarray(32));
   },
 };
