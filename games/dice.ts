@@ -10,7 +10,8 @@ import { limitsOf } from '../store/ledger.ts';
 import type { BetRecord, PlayerTotals } from '../store/bets.ts';
 import type { Services } from '../services.ts';
 import { ackOf, rngValueHex } from './bet-flow.ts';
-import { betLogLeafHex, diceReceiptId, pendingAnchor, type ReceiptStatus } from './receipts.ts';
+import { betLogLeafHex, diceReceiptId, pendingAnchor, readReceipt, type ReceiptStatus } from './receipts.ts';
+import type { Ack } from '../protocol/ack.ts';
 
 export const DICE_GAME_ID = 'dice:protocol-v1';
 
@@ -138,8 +139,39 @@ export interface DiceReveal {
   via: 'reveal' | 'recovery' | 'wallet-memo';
 }
 
+type DiceSettlement = ReturnType<typeof settlementOf>;
+
+function settlementOf(receipt: {
+  receiptId: string;
+  result: unknown;
+  proof: { betPayloadHash: string; rngReveal: string | null };
+  verifierPayload: { ack: Ack; betLogEntry: unknown };
+  anchor: { betLogEntryHash: string };
+}) {
+  return {
+    betPayloadHash: receipt.proof.betPayloadHash,
+    receiptId: receipt.receiptId,
+    outcome: receipt.result,
+    rngReveal: receipt.proof.rngReveal,
+    ack: receipt.verifierPayload.ack,
+    betLogEntry: receipt.verifierPayload.betLogEntry,
+    betLogEntryHash: receipt.anchor.betLogEntryHash,
+  };
+}
+
+/** A settled bet's reply, rebuilt from its receipt, so the settlement itself is never stored twice. */
+async function storedSettlement(services: Services, bet: BetRecord): Promise<DiceSettlement> {
+  const receipt = await readReceipt(services, diceReceiptId(bet.hash));
+  if (!receipt) throw new Error(`settled bet ${bet.hash} has no receipt`);
+  return settlementOf(receipt as unknown as Parameters<typeof settlementOf>[0]);
+}
+
 /** Settles a committed dice bet exactly once; replays return the stored settlement. */
 export async function settleDiceBet(services: Services, bet: BetRecord, reveal: DiceReveal | null) {
+  if (bet.state === 'settled') {
+    const [settlement, player] = await Promise.all([storedSettlement(services, bet), services.ledger.player(bet.wallet)]);
+    return { settlement, player, fresh: false };
+  }
   const payload = JSON.parse(bet.payload) as DiceBetPayload;
   const ack = ackOf(services, bet);
   const settledAt = services.now().toISOString();
@@ -237,11 +269,11 @@ export async function settleDiceBet(services: Services, bet: BetRecord, reveal: 
     anchor: pendingAnchor(betLogEntryHash),
     createdAt: settledAt,
   };
-  const settlement = { betPayloadHash: bet.hash, receiptId, outcome: resultView, rngReveal, ack, betLogEntry, betLogEntryHash };
+  const settlement = settlementOf(receipt);
   const result = await services.bets.settleDice(bet.hash, bet.wallet, {
     payout,
     houseNet: bet.wager - payout,
-    settlementJson: JSON.stringify(settlement),
+    settlementJson: receiptId,
     receiptId,
     receiptJson: JSON.stringify(receipt),
     leafHashHex: betLogEntryHash,
@@ -262,7 +294,7 @@ export async function settleDiceBet(services: Services, bet: BetRecord, reveal: 
     }),
   });
   if (result.kind === 'err') throw gameRejected('No committed bet with this betPayloadHash for this wallet', result.reason);
-  const stored = result.kind === 'ok' ? settlement : (JSON.parse(result.settlement) as typeof settlement);
+  const stored = result.kind === 'ok' ? settlement : await storedSettlement(services, bet);
   return { settlement: stored, player: result.player, fresh: result.kind === 'ok' };
 }
 
