@@ -9,7 +9,6 @@ import { buildApp } from './api/app.ts';
 import { Indexer } from './indexer/indexer.ts';
 import { tailDeps } from './indexer/deps.ts';
 import { startWorker } from './anchor-worker/worker.ts';
-import { applyWalletReveal } from './games/wallet-reveal.ts';
 
 export interface Running {
   services: Services;
@@ -46,7 +45,7 @@ export async function startService(config: Config, logger: Logger, options: Star
       stoppers.push(() => worker.stop());
     }
     if (config.roles.includes('indexer')) {
-      const indexer = new Indexer(tailDeps(services, (reveal) => applyWalletReveal(services, reveal)), { pollMs: config.INDEXER_POLL_MS, logger: logger.child({ role: 'indexer' }) });
+      const indexer = new Indexer(tailDeps(services), { pollMs: config.INDEXER_POLL_MS, logger: logger.child({ role: 'indexer' }) });
       indexer.start();
       stoppers.push(() => indexer.stop());
     }
