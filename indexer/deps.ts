@@ -1,8 +1,9 @@
-// The indexer's dependencies, built from the shared services (also used by player/sync).
+// The indexer's dependencies, built from the shared services; player/sync uses the very same ones.
 import type { Services } from '../services.ts';
 import type { TailDeps } from './tail.ts';
+import { applyWalletReveal } from '../games/wallet-reveal.ts';
 
-export function tailDeps(services: Services, onReveal?: TailDeps['onReveal']): TailDeps {
+export function tailDeps(services: Services): TailDeps {
   return {
     rpc: services.rpc,
     redis: services.redis,
@@ -11,6 +12,6 @@ export function tailDeps(services: Services, onReveal?: TailDeps['onReveal']): T
     ctx: { usdcMint: services.setup.usdcMint, vaultTokenAccount: services.setup.vaultTokenAccount },
     commitment: services.config.INDEXER_COMMITMENT,
     now: services.now,
-    ...(onReveal ? { onReveal } : {}),
+    onReveal: (reveal) => applyWalletReveal(services, reveal),
   };
 }
