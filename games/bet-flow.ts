@@ -1,11 +1,15 @@
-// The signed commit step shared by Dice and Sweeper: payload check, session signature, atomic commit, ack.
+// What every bet goes through, in Dice and Sweeper alike: prepare checks, the signed commit and its ack,
+// and the reveal checks.
 import { ApiError, gameRejected } from '../schemas/errors.ts';
 import { betPayloadHashOf, type BetPayload } from '../protocol/bet-payload.ts';
-import { verifySessionSignature } from '../protocol/signatures.ts';
+import { revealMessageOf, verifyBase64Signature, verifySessionSignature } from '../protocol/signatures.ts';
 import { ackBodyOf, signAck, type Ack } from '../protocol/ack.ts';
 import { jcsSha256Hex } from '../protocol/jcs.ts';
-import { revealMessageOf } from '../protocol/signatures.ts';
-import type { AckFields, BetRecord } from '../store/bets.ts';
+import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
+import { verifyCommitment } from '../protocol/commitment.ts';
+import { utf8 } from '../protocol/encoding.ts';
+import { limitsOf } from '../store/ledger.ts';
+import type { AckFields, BetRecord, PlayerTotals } from '../store/bets.ts';
 import type { Services } from '../services.ts';
 
 const COMMIT_REJECTIONS: Record<string, string> = {
@@ -86,4 +90,79 @@ export async function commitBet(services: Services, wallet: string, betPayloadHa
 /** s_i of a committed bet. */
 export function rngValueHex(services: Services, chainId: number, index: number): string {
   return services.rngChains.get(chainId).valueHex(index);
+}
+
+export function parseWager(value: unknown): bigint {
+  try {
+    return parseAmount(value);
+  } catch (err) {
+    if (err instanceof AmountError) throw new ApiError('INVALID_BET_AMOUNT', `wager: ${err.message}`);
+    throw err;
+  }
+}
+
+const keyRejection = (status: string | null) =>
+  new ApiError(
+    'SESSION_KEY_NOT_AUTHORIZED',
+    status ? 'The session key was revoked' : 'The session key is not authorized: send the setup transaction and sync first',
+  );
+
+/** Session key must be authorized and active for the wallet. */
+export async function assertActiveSessionKey(services: Services, wallet: string, sessionPubkey: string): Promise<void> {
+  const key = await services.ledger.sessionKey(wallet, sessionPubkey);
+  if (!key || key.status !== 'active') throw keyRejection(key?.status ?? null);
+}
+
+/**
+ * Everything prepare checks, from one atomic read: the key, the commitment, the balance and the live limits.
+ * The commit script checks them all again.
+ * @returns the bet nonce the payload carries
+ */
+export async function checkPrepare(services: Services, wallet: string, p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint }): Promise<number> {
+  const view = await services.bets.prepareView(wallet, p.sessionPubkey, p.commitment);
+  if (view.sessionKeyStatus !== 'active') throw keyRejection(view.sessionKeyStatus);
+  if (view.commitmentUsed) throw gameRejected('This commitment was used before; every bet needs a fresh client seed', 'commitment_used');
+  const { config } = services;
+  const limits = limitsOf(view.house, { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS });
+  const usdc = (m: bigint) => microToNumber(m);
+  if (limits.nav <= 0n) throw gameRejected('Betting is paused: the house NAV is not positive', 'house_closed');
+  if (p.wager > view.balance) throw gameRejected(`The wager exceeds the balance (${usdc(view.balance)})`, 'insufficient_balance', { balance: usdc(view.balance) });
+  if (p.wager > limits.maxBet) throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
+  if (p.maxPayout > limits.maxPayout) {
+    throw gameRejected(`The possible payout ${usdc(p.maxPayout)} exceeds house.maxPayout (${usdc(limits.maxPayout)})`, 'max_payout', { maxPayout: usdc(limits.maxPayout) });
+  }
+  if (view.house.exposure + (p.maxPayout - p.wager) > limits.maxExposure) {
+    throw gameRejected('The bet would take the house over maxExposure', 'max_exposure', { maxExposure: usdc(limits.maxExposure) });
+  }
+  return view.nonce;
+}
+
+export const playerView = (p: PlayerTotals) => ({
+  balance: microToNumber(p.balance),
+  exposure: microToNumber(p.exposure),
+  stakedInPlay: microToNumber(p.staked),
+  nonce: p.nonce,
+});
+
+/** The caller's committed bet of this game, or a GAME_INPUT_REJECTED that reveals nothing about others' bets. */
+export async function committedBetOf(services: Services, wallet: string, betPayloadHash: string, game: BetRecord['game']): Promise<BetRecord> {
+  const bet = await services.bets.bet(betPayloadHash);
+  if (!bet || bet.wallet !== wallet || bet.game !== game) {
+    throw gameRejected(`No committed ${game} bet with this betPayloadHash for this wallet`, 'not_found');
+  }
+  return bet;
+}
+
+/**
+ * The seed must open the commitment, and the committing key must sign the ack's revealMessage — even if it
+ * was revoked since. A replay of a settled bet needs only the seed.
+ */
+export function checkReveal(services: Services, bet: BetRecord, clientSeedRaw: string, sessionSignature: string): void {
+  if (!verifyCommitment(clientSeedRaw, bet.commitment)) {
+    throw gameRejected('clientSeedRaw does not match the bet\'s commitment (sha256 of the 32 seed bytes)', 'commitment_mismatch');
+  }
+  const ack = ackOf(services, bet);
+  if (bet.state !== 'settled' && !verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
+    throw new ApiError('INVALID_SESSION_SIGNATURE', 'sessionSignature must sign the UTF-8 bytes of ack.revealMessage with the committing session key');
+  }
 }

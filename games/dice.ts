@@ -1,15 +1,11 @@
 // Dice on Protocol V1: prepare, settle (from a reveal, a recovery seed, a wallet memo or the deadline), session.
-import { gameRejected, ApiError } from '../schemas/errors.ts';
-import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
+import { gameRejected } from '../schemas/errors.ts';
+import { microToNumber } from '../protocol/money.ts';
 import { DiceRuleError, diceMultiplierBps, dicePayout, settleDice, targetToBps, winningCount, type DiceDirection } from '../protocol/dice.ts';
 import { betPayloadHashOf, PROTOCOL_ID, type DiceBetPayload } from '../protocol/bet-payload.ts';
-import { isHex, utf8 } from '../protocol/encoding.ts';
-import { verifyCommitment } from '../protocol/commitment.ts';
-import { verifyBase64Signature } from '../protocol/signatures.ts';
-import { limitsOf } from '../store/ledger.ts';
-import type { BetRecord, PlayerTotals } from '../store/bets.ts';
+import type { BetRecord } from '../store/bets.ts';
 import type { Services } from '../services.ts';
-import { ackOf, rngValueHex } from './bet-flow.ts';
+import { ackOf, checkPrepare, checkReveal, committedBetOf, parseWager, playerView, rngValueHex } from './bet-flow.ts';
 import { betLogLeafHex, diceReceiptId, pendingAnchor, readReceipt, type ReceiptStatus } from './receipts.ts';
 import type { Ack } from '../protocol/ack.ts';
 
@@ -21,51 +17,6 @@ export interface DicePrepareInput {
   direction: unknown;
   target: unknown;
   wager: unknown;
-}
-
-export function parseWager(value: unknown): bigint {
-  try {
-    return parseAmount(value);
-  } catch (err) {
-    if (err instanceof AmountError) throw new ApiError('INVALID_BET_AMOUNT', `wager: ${err.message}`);
-    throw err;
-  }
-}
-
-const keyRejection = (status: string | null) =>
-  new ApiError(
-    'SESSION_KEY_NOT_AUTHORIZED',
-    status ? 'The session key was revoked' : 'The session key is not authorized: send the setup transaction and sync first',
-  );
-
-/** Session key must be authorized and active for the wallet. */
-export async function assertActiveSessionKey(services: Services, wallet: string, sessionPubkey: string): Promise<void> {
-  const key = await services.ledger.sessionKey(wallet, sessionPubkey);
-  if (!key || key.status !== 'active') throw keyRejection(key?.status ?? null);
-}
-
-/**
- * Everything prepare checks, from one atomic read: the key, the commitment, the balance and the live limits.
- * The commit script checks them all again.
- * @returns the bet nonce the payload carries
- */
-export async function checkPrepare(services: Services, wallet: string, p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint }): Promise<number> {
-  const view = await services.bets.prepareView(wallet, p.sessionPubkey, p.commitment);
-  if (view.sessionKeyStatus !== 'active') throw keyRejection(view.sessionKeyStatus);
-  if (view.commitmentUsed) throw gameRejected('This commitment was used before; every bet needs a fresh client seed', 'commitment_used');
-  const { config } = services;
-  const limits = limitsOf(view.house, { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS });
-  const usdc = (m: bigint) => microToNumber(m);
-  if (limits.nav <= 0n) throw gameRejected('Betting is paused: the house NAV is not positive', 'house_closed');
-  if (p.wager > view.balance) throw gameRejected(`The wager exceeds the balance (${usdc(view.balance)})`, 'insufficient_balance', { balance: usdc(view.balance) });
-  if (p.wager > limits.maxBet) throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
-  if (p.maxPayout > limits.maxPayout) {
-    throw gameRejected(`The possible payout ${usdc(p.maxPayout)} exceeds house.maxPayout (${usdc(limits.maxPayout)})`, 'max_payout', { maxPayout: usdc(limits.maxPayout) });
-  }
-  if (view.house.exposure + (p.maxPayout - p.wager) > limits.maxExposure) {
-    throw gameRejected('The bet would take the house over maxExposure', 'max_exposure', { maxExposure: usdc(limits.maxExposure) });
-  }
-  return view.nonce;
 }
 
 export function diceParamsOf(direction: DiceDirection, targetBps: number, wager: bigint) {
@@ -298,47 +249,12 @@ export async function settleDiceBet(services: Services, bet: BetRecord, reveal: 
   return { settlement: stored, player: result.player, fresh: result.kind === 'ok' };
 }
 
-export const playerView = (p: PlayerTotals) => ({
-  balance: microToNumber(p.balance),
-  exposure: microToNumber(p.exposure),
-  stakedInPlay: microToNumber(p.staked),
-  nonce: p.nonce,
-});
-
 /** The reveal route: checks the seed and the reveal signature, then settles. */
 export async function revealDice(services: Services, wallet: string, betPayloadHash: string, clientSeedRaw: string, sessionSignature: string) {
-  const bet = await services.bets.bet(betPayloadHash);
-  if (!bet || bet.wallet !== wallet || bet.game !== 'dice') {
-    throw gameRejected('No committed dice bet with this betPayloadHash for this wallet', 'not_found');
-  }
-  if (!verifyCommitment(clientSeedRaw, bet.commitment)) {
-    throw gameRejected('clientSeedRaw does not match the bet\'s commitment (sha256 of the 32 seed bytes)', 'commitment_mismatch');
-  }
-  const ack = ackOf(services, bet);
-  if (bet.state !== 'settled' && !verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
-    throw new ApiError('INVALID_SESSION_SIGNATURE', 'sessionSignature must sign the UTF-8 bytes of ack.revealMessage with the committing session key');
-  }
+  const bet = await committedBetOf(services, wallet, betPayloadHash, 'dice');
+  checkReveal(services, bet, clientSeedRaw, sessionSignature);
   const { settlement, player } = await settleDiceBet(services, bet, { clientSeedRaw, revealSignature: sessionSignature, via: 'reveal' });
   return { ...settlement, player: playerView(player) };
-}
-
-export async function storeRecoverySeed(services: Services, wallet: string, betPayloadHash: string, clientSeedRaw: string) {
-  const bet = await services.bets.bet(betPayloadHash);
-  if (!bet || bet.wallet !== wallet) {
-    throw gameRejected('Recovery seeds are accepted only after the commit ack exists for this wallet\'s bet', 'not_committed');
-  }
-  if (!verifyCommitment(clientSeedRaw, bet.commitment)) throw gameRejected('clientSeedRaw does not match the bet\'s commitment', 'commitment_mismatch');
-  await services.bets.saveRecoverySeed(betPayloadHash, clientSeedRaw);
-  return { betPayloadHash, stored: true, state: bet.state };
-}
-
-export async function fetchRecoverySeed(services: Services, wallet: string, betPayloadHash: string) {
-  if (!isHex(betPayloadHash, 32)) throw new ApiError('INVALID_REQUEST', 'betPayloadHash must be 32 bytes of lowercase hex');
-  const bet = await services.bets.bet(betPayloadHash);
-  if (!bet || bet.wallet !== wallet) throw new ApiError('NOT_FOUND', 'No committed bet with this betPayloadHash for this wallet');
-  const clientSeedRaw = await services.bets.recoverySeed(betPayloadHash);
-  if (!clientSeedRaw) throw new ApiError('NOT_FOUND', 'No recovery seed was stored for this bet');
-  return { betPayloadHash, clientSeedRaw, state: bet.state, ack: ackOf(services, bet) };
 }
 
 export async function diceSession(services: Services, wallet: string) {

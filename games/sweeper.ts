@@ -4,14 +4,10 @@ import { ApiError, gameRejected } from '../schemas/errors.ts';
 import { microToNumber } from '../protocol/money.ts';
 import { betPayloadHashOf, PROTOCOL_ID, type SweeperBetPayload, type SweeperTurnParams } from '../protocol/bet-payload.ts';
 import { SWEEPER_MODES, SWEEPER_ROWS, isSweeperMode, sweeperMineColumn, sweeperMultiplierBps, sweeperPayout, type SweeperMode } from '../protocol/sweeper.ts';
-import { verifyCommitment } from '../protocol/commitment.ts';
-import { verifyBase64Signature } from '../protocol/signatures.ts';
-import { utf8 } from '../protocol/encoding.ts';
 import type { BetRecord } from '../store/bets.ts';
 import type { TicketRecord, TicketTurn } from '../store/tickets.ts';
 import type { Services } from '../services.ts';
-import { ackOf, checkCommitBody, commitBet, rngValueHex } from './bet-flow.ts';
-import { assertActiveSessionKey, checkPrepare, parseWager, playerView } from './dice.ts';
+import { ackOf, assertActiveSessionKey, checkCommitBody, checkPrepare, checkReveal, commitBet, committedBetOf, parseWager, playerView, rngValueHex } from './bet-flow.ts';
 import { betLogLeafHex, pendingAnchor, sweeperReceiptId, type ReceiptStatus } from './receipts.ts';
 
 export const SWEEPER_GAME_ID = 'sweeper:protocol-v1';
@@ -357,13 +353,8 @@ export async function settleSweeperTurn(services: Services, bet: BetRecord, reve
 }
 
 export async function revealSweeper(services: Services, wallet: string, betPayloadHash: string, clientSeedRaw: string, sessionSignature: string) {
-  const bet = await services.bets.bet(betPayloadHash);
-  if (!bet || bet.wallet !== wallet || bet.game !== 'sweeper') throw gameRejected('No committed Sweeper turn with this betPayloadHash for this wallet', 'not_found');
-  if (!verifyCommitment(clientSeedRaw, bet.commitment)) throw gameRejected('clientSeedRaw does not match the turn\'s commitment', 'commitment_mismatch');
-  const ack = ackOf(services, bet);
-  if (bet.state !== 'settled' && !verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
-    throw new ApiError('INVALID_SESSION_SIGNATURE', 'sessionSignature must sign the UTF-8 bytes of ack.revealMessage with the committing session key');
-  }
+  const bet = await committedBetOf(services, wallet, betPayloadHash, 'sweeper');
+  checkReveal(services, bet, clientSeedRaw, sessionSignature);
   const { settlement, player } = await settleSweeperTurn(services, bet, { clientSeedRaw, revealSignature: sessionSignature, via: 'reveal' });
   return { ...settlement, player: playerView(player) };
 }

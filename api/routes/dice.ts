@@ -5,7 +5,8 @@ import { responses } from '../../schemas/common.ts';
 import { CommitResponse, RecoverySeed, RecoverySeedBody, RecoverySeedQuery, RecoverySeedStored, RevealBody } from '../../schemas/bets.ts';
 import { DiceCommitBody, DicePrepareBody, DicePrepareResponse, DiceRevealResponse, DiceSession } from '../../schemas/dice.ts';
 import { checkCommitBody, commitBet } from '../../games/bet-flow.ts';
-import { diceSession, fetchRecoverySeed, prepareDice, revealDice, storeRecoverySeed } from '../../games/dice.ts';
+import { diceSession, prepareDice, revealDice } from '../../games/dice.ts';
+import { fetchRecoverySeed, storeRecoverySeed } from '../../games/recovery.ts';
 import { gameRejected } from '../../schemas/errors.ts';
 
 const ERRORS = [400, 401, 403, 404, 429, 500, 503];

@@ -9,7 +9,7 @@ import {
   SweeperPrepareResponse, SweeperRevealResponse, SweeperSession, TicketResponse,
 } from '../../schemas/sweeper.ts';
 import { commitSweeper, openTicket, prepareCashout, prepareChoice, readTicket, revealSweeper, sweeperSession } from '../../games/sweeper.ts';
-import { fetchRecoverySeed, storeRecoverySeed } from '../../games/dice.ts';
+import { fetchRecoverySeed, storeRecoverySeed } from '../../games/recovery.ts';
 
 const ERRORS = [400, 401, 403, 404, 429, 500, 503];
 
