@@ -2,17 +2,12 @@
 // The indexer and `player/sync` both go through it, so they can never disagree.
 import { getTransferCheckedInstructionDataDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { fromBase58 } from '../protocol/encoding.ts';
-import { MEMO_PROGRAM_ID, parseMemo, type ParsedMemo } from '../protocol/memo.ts';
+import type { ParsedMemo } from '../protocol/memo.ts';
+import { soleSignerMemos, type RpcTransaction } from '../protocol/verify/chain.ts';
 import type { ChainItem } from '../store/ledger.ts';
 
 const TRANSFER_CHECKED = 12;
 const transferCheckedData = getTransferCheckedInstructionDataDecoder();
-
-interface RawInstruction {
-  programIdIndex: number;
-  accounts: readonly number[];
-  data: string;
-}
 
 interface RawTokenBalance {
   accountIndex: number;
@@ -22,23 +17,12 @@ interface RawTokenBalance {
 }
 
 /** The subset of a `json`-encoded getTransaction result the rules read. */
-export interface RawTransaction {
-  slot: bigint | number;
-  transaction: {
-    signatures: readonly string[];
-    message: {
-      accountKeys: readonly string[];
-      header: { numRequiredSignatures: number };
-      instructions: readonly RawInstruction[];
-    };
-  };
-  meta: {
-    err: unknown;
+export type RawTransaction = RpcTransaction & {
+  meta: (NonNullable<RpcTransaction['meta']> & {
     preTokenBalances?: readonly RawTokenBalance[] | null;
     postTokenBalances?: readonly RawTokenBalance[] | null;
-    loadedAddresses?: { writable: readonly string[]; readonly: readonly string[] } | null;
-  } | null;
-}
+  }) | null;
+};
 
 export interface CreditingContext {
   usdcMint: string;
@@ -55,20 +39,6 @@ export interface WalletReveal {
 export interface Classification {
   items: ChainItem[];
   reveals: WalletReveal[];
-}
-
-interface ValidMemo {
-  index: number;
-  signer: string;
-  memo: ParsedMemo;
-}
-
-function decodeMemo(data: string): string | null {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(fromBase58(data));
-  } catch {
-    return null;
-  }
 }
 
 function vaultBalance(balances: readonly RawTokenBalance[] | null | undefined, vaultIndex: number, mint: string): bigint {
@@ -94,21 +64,14 @@ export function classifyTransaction(tx: RawTransaction, ctx: CreditingContext): 
     ...(tx.meta.loadedAddresses?.readonly ?? []),
   ];
   const isSigner = (index: number) => index < message.header.numRequiredSignatures;
-  const programOf = (ix: RawInstruction) => keys[ix.programIdIndex];
+  const programOf = (ix: { programIdIndex: number }) => keys[ix.programIdIndex];
 
-  const memos: ValidMemo[] = [];
-  message.instructions.forEach((ix, index) => {
-    if (programOf(ix) !== MEMO_PROGRAM_ID) return;
-    // A memo counts only when its signer accounts are exactly one signing wallet.
-    if (ix.accounts.length !== 1 || !isSigner(ix.accounts[0] as number)) return;
-    const text = decodeMemo(ix.data);
-    const memo = text === null ? null : parseMemo(text);
-    if (memo) memos.push({ index, signer: keys[ix.accounts[0] as number] as string, memo });
-  });
+  // A memo counts only when its signer accounts are exactly one signing wallet (design §3).
+  const memos = soleSignerMemos(tx);
   const walletMemo = (wallet: string, kinds: readonly ParsedMemo['kind'][]) =>
     memos.some((m) => m.signer === wallet && kinds.includes(m.memo.kind) && 'wallet' in m.memo && m.memo.wallet === wallet);
 
-  for (const { index, signer, memo } of memos) {
+  for (const { instructionIndex: index, signer, memo } of memos) {
     if ((memo.kind === 'setup' || memo.kind === 'revoke') && memo.wallet === signer) {
       result.items.push({ key: `${signature}:${index}`, kind: memo.kind, signature, slot, wallet: signer, sessionPubkey: memo.sessionPubkey });
     } else if (memo.kind === 'reveal') {

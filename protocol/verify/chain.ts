@@ -27,6 +27,11 @@ export interface RpcTransaction {
   } | null;
 }
 
+/** A memo of ours and the one account that signed it. */
+export interface SoleSignerMemo extends SignedMemo {
+  signer: string;
+}
+
 /** A memo of ours, signed by the expected key alone. */
 export interface SignedMemo {
   signature: string;
@@ -52,30 +57,39 @@ function decodeUtf8(data: string): string | null {
  * @example memosSignedBy(tx, config.operatorPublicKey).filter((m) => m.memo.kind === 'commit')
  */
 export function memosSignedBy(tx: RpcTransaction | null | undefined, signer: string): SignedMemo[] {
-  if (!tx || typeof tx !== 'object') return [];
-  // Many receipts share one commit transaction; base58-decoding its memo once is enough.
-  let bySigner = parsed.get(tx);
-  if (!bySigner) parsed.set(tx, (bySigner = new Map()));
-  let memos = bySigner.get(signer);
-  if (!memos) bySigner.set(signer, (memos = parseMemos(tx, signer)));
-  return memos.map((m) => ({ ...m }));
+  return soleSignerMemos(tx)
+    .filter((m) => m.signer === signer)
+    .map((m) => ({ ...m }));
 }
 
-const parsed = new WeakMap<object, Map<string, SignedMemo[]>>();
+// Many receipts share one commit transaction; base58-decoding its memos once is enough.
+const parsed = new WeakMap<object, SoleSignerMemo[]>();
 
-function parseMemos(tx: RpcTransaction, signer: string): SignedMemo[] {
+/**
+ * Every `pfws:v1:` memo of a successful `tx` whose Memo instruction has exactly one signer account,
+ * with that signer. The indexer credits wallets and the verifier reads operator memos through this one rule.
+ */
+export function soleSignerMemos(tx: RpcTransaction | null | undefined): SoleSignerMemo[] {
+  if (!tx || typeof tx !== 'object') return [];
+  let memos = parsed.get(tx);
+  if (!memos) parsed.set(tx, (memos = parseMemos(tx)));
+  return memos;
+}
+
+function parseMemos(tx: RpcTransaction): SoleSignerMemo[] {
   if (!tx.meta || tx.meta.err !== null) return [];
   const message = tx.transaction?.message;
   if (!message || !Array.isArray(message.accountKeys) || !Array.isArray(message.instructions)) return [];
   const keys = [...message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
   const required = message.header?.numRequiredSignatures ?? 0;
   const signature = tx.transaction.signatures?.[0] ?? '';
-  const out: SignedMemo[] = [];
+  const out: SoleSignerMemo[] = [];
   message.instructions.forEach((ix, instructionIndex) => {
     if (keys[ix.programIdIndex] !== MEMO_PROGRAM_ID) return;
     if (!Array.isArray(ix.accounts) || ix.accounts.length !== 1) return;
     const account = ix.accounts[0] as number;
-    if (account >= required || keys[account] !== signer) return;
+    const signer = keys[account];
+    if (account >= required || signer === undefined) return;
     const text = decodeUtf8(ix.data);
     const memo = text === null ? null : parseMemo(text);
     if (text !== null && memo) {
@@ -86,6 +100,7 @@ function parseMemos(tx: RpcTransaction, signer: string): SignedMemo[] {
         instructionIndex,
         text,
         memo,
+        signer,
       });
     }
   });
