@@ -1,10 +1,11 @@
 // The Fastify app as a plugin tree; only api/server.ts listens.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import rateLimit from '@fastify/rate-limit';
 import secureJson from 'secure-json-parse';
+import { Ajv } from 'ajv';
 import type { Services } from '../services.ts';
 import servicesPlugin from './plugins/services.ts';
 import errorsPlugin from './plugins/errors.ts';
@@ -23,13 +24,28 @@ import sweeperRoutes from './routes/sweeper.ts';
 import { tailDeps } from '../indexer/deps.ts';
 import { ApiError } from '../schemas/errors.ts';
 
+// Bodies are JSON and must carry the right types: coercing `true` into "true" would turn a malformed body
+// into a different error. Query strings and path params are text, so they are coerced.
+const bodyAjv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+const textAjv = new Ajv({ coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+
+function frameworkError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) {
+  const url = request.url.split('?')[0] ?? '';
+  const notFound = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const code = notFound ? (url.startsWith('/api/receipts/') ? 'RECEIPT_NOT_FOUND' : 'NOT_FOUND') : 'INVALID_REQUEST';
+  const status = notFound ? 404 : 400;
+  void reply.code(status).type('application/json').send({ error: { code, message: notFound ? 'Not found' : 'Malformed URL' } });
+}
+
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.logger.child({ role: 'api' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: true,
-    ajv: { customOptions: { removeAdditional: false } },
+    routerOptions: { maxParamLength: 512 },
+    frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 
   // POSTs that take no body (sync) are often sent with a JSON content type and nothing in it.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -50,13 +66,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(authPlugin);
   await app.register(rateLimit, {
     max: services.config.RATE_LIMIT_MAX,
     timeWindow: services.config.RATE_LIMIT_WINDOW_MS,
-    keyGenerator: (request) => request.headers.authorization ?? request.ip,
+    // A known token counts for its wallet; anything else (no token, or made-up ones) counts for the address.
+    keyGenerator: (request) => app.authStore.knownWallet(request.headers.authorization) ?? request.ip,
     errorResponseBuilder: (_request, context) => new ApiError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),
   });
-  await app.register(authPlugin);
 
   const tail = tailDeps(services);
   await app.register(

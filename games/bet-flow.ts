@@ -155,14 +155,14 @@ export async function committedBetOf(services: Services, wallet: string, betPayl
 
 /**
  * The seed must open the commitment, and the committing key must sign the ack's revealMessage — even if it
- * was revoked since. A replay of a settled bet needs only the seed.
+ * was revoked since, and on a replay too.
  */
 export function checkReveal(services: Services, bet: BetRecord, clientSeedRaw: string, sessionSignature: string): void {
   if (!verifyCommitment(clientSeedRaw, bet.commitment)) {
     throw gameRejected('clientSeedRaw does not match the bet\'s commitment (sha256 of the 32 seed bytes)', 'commitment_mismatch');
   }
   const ack = ackOf(services, bet);
-  if (bet.state !== 'settled' && !verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
+  if (!verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
     throw new ApiError('INVALID_SESSION_SIGNATURE', 'sessionSignature must sign the UTF-8 bytes of ack.revealMessage with the committing session key');
   }
 }

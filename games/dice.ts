@@ -14,9 +14,9 @@ export const DICE_GAME_ID = 'dice:protocol-v1';
 export interface DicePrepareInput {
   commitment: string;
   sessionPubkey: string;
-  direction: unknown;
-  target: unknown;
-  wager: unknown;
+  direction?: unknown;
+  target?: unknown;
+  wager?: unknown;
 }
 
 export function diceParamsOf(direction: DiceDirection, targetBps: number, wager: bigint) {

@@ -57,7 +57,7 @@ async function viewWithAck(services: Services, t: TicketRecord) {
   return ticketView(t, () => ack);
 }
 
-export async function openTicket(services: Services, wallet: string, input: { mode: unknown; sessionPubkey: string; wager: unknown }) {
+export async function openTicket(services: Services, wallet: string, input: { mode?: unknown; sessionPubkey: string; wager?: unknown }) {
   const wager = parseWager(input.wager);
   if (!isSweeperMode(input.mode)) throw gameRejected('mode must be one of easy, medium, hard', 'bad_mode');
   const mode = input.mode;
@@ -130,7 +130,7 @@ async function prepareTurn(services: Services, wallet: string, ticket: TicketRec
 export async function prepareChoice(
   services: Services,
   wallet: string,
-  input: { ticketId: string; commitment: string; sessionPubkey: string; row: unknown; choiceColumn: unknown },
+  input: { ticketId: string; commitment: string; sessionPubkey: string; row?: unknown; choiceColumn?: unknown },
 ) {
   const ticket = await runningTicketOf(services, wallet, input.ticketId);
   const mode = ticket.mode as SweeperMode;

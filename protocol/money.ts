@@ -10,8 +10,8 @@ export class AmountError extends Error {
 }
 
 /**
- * Parses an API amount (number or decimal string) into micro-USDC.
- * @throws {AmountError} when the amount is not finite, not positive, or has more than 6 decimals
+ * Parses an API amount (a JSON number) into micro-USDC, through its shortest decimal string.
+ * @throws {AmountError} when the amount is not a finite positive number with at most 6 decimals
  * @example parseAmount(1.5) // 1_500_000n
  */
 export function parseAmount(value: unknown): bigint {
@@ -22,18 +22,20 @@ export function parseAmount(value: unknown): bigint {
 
 /**
  * Like {@link parseAmount} but accepts 0.
- * @throws {AmountError} when the amount is not finite, negative, or has more than 6 decimals
+ * @throws {AmountError} when the amount is not a finite non-negative number with at most 6 decimals
  */
 export function parseNonNegativeAmount(value: unknown): bigint {
-  let text: string;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new AmountError('amount must be finite');
-    text = expandExponent(String(value));
-  } else if (typeof value === 'string') {
-    text = value.trim();
-  } else {
-    throw new AmountError('amount must be a number');
-  }
+  if (typeof value !== 'number') throw new AmountError('amount must be a number');
+  if (!Number.isFinite(value)) throw new AmountError('amount must be finite');
+  return parseDecimalAmount(expandExponent(String(value)));
+}
+
+/**
+ * Parses an exact decimal string, such as "12.5", into micro-USDC.
+ * @throws {AmountError} when the text is not a non-negative decimal with at most 6 decimals
+ * @example parseDecimalAmount('0.000001') // 1n
+ */
+export function parseDecimalAmount(text: string): bigint {
   if (text.startsWith('-')) throw new AmountError('amount must be positive');
   const match = DECIMAL_RE.exec(text);
   if (!match) throw new AmountError('amount must be a decimal number');

@@ -31,7 +31,7 @@ export const CommitResponse = Type.Object({
 
 export const RevealBody = Type.Object({
   betPayloadHash: Hex32,
-  clientSeedRaw: Type.String({ description: '32 bytes as lowercase hex; sha256 of these bytes is the commitment' }),
+  clientSeedRaw: Type.String({ description: '32 bytes as hex (either case); sha256 of these bytes is the commitment' }),
   sessionSignature: { ...Base64, description: 'session key Ed25519 over the UTF-8 bytes of ack.revealMessage' },
 });
 

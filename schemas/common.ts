@@ -8,7 +8,7 @@ export const Base64 = Type.String({ description: 'base64' });
 export const Timestamp = Type.String({ description: 'ISO 8601 timestamp' });
 export const Amount = Type.Number({ description: 'decimal USDC amount (6 decimals at most)' });
 /** Amounts are validated by the handler so that bad ones get INVALID_BET_AMOUNT, not a schema error. */
-export const AmountInput = Type.Unknown({ description: 'positive decimal USDC amount, at most 6 decimals' });
+export const AmountInput = Type.Unknown({ description: 'positive decimal USDC amount (a JSON number), at most 6 decimals' });
 
 export const ErrorEnvelope = Type.Object(
   {

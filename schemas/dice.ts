@@ -6,9 +6,9 @@ import { Ack, BetPayload, Loose, PlayerView } from './bets.ts';
 export const DicePrepareBody = Type.Object({
   commitment: { ...Hex32, description: 'sha256 of the 32 raw client-seed bytes' },
   sessionPubkey: Type.String({ description: 'authorized Ed25519 session key (base58)' }),
-  direction: Type.Unknown({ description: '"under" (win when roll < target) or "over" (win when roll > target)' }),
-  target: Type.Unknown({ description: 'number with at most 2 decimals; the winning chance must be 1%–98%' }),
-  wager: AmountInput,
+  direction: Type.Optional(Type.Unknown({ description: '"under" (win when roll < target) or "over" (win when roll > target)' })),
+  target: Type.Optional(Type.Unknown({ description: 'number with at most 2 decimals; the winning chance must be 1%–98%' })),
+  wager: Type.Optional(AmountInput),
 });
 
 export const DiceParams = Type.Object({

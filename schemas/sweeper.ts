@@ -30,9 +30,9 @@ export const Ticket = Type.Object(
 );
 
 export const OpenTicketBody = Type.Object({
-  mode: Type.Unknown({ description: 'easy, medium or hard' }),
+  mode: Type.Optional(Type.Unknown({ description: 'easy, medium or hard' })),
   sessionPubkey: Type.String(),
-  wager: AmountInput,
+  wager: Type.Optional(AmountInput),
 });
 
 export const OpenTicketResponse = Type.Object({ ticket: Ticket, player: PlayerView });
@@ -41,8 +41,8 @@ export const ChoicePrepareBody = Type.Object({
   ticketId: Type.String({ maxLength: 64 }),
   commitment: Hex32,
   sessionPubkey: Type.String(),
-  row: Type.Unknown({ description: '0-based; must equal rowsWon' }),
-  choiceColumn: Type.Unknown({ description: 'integer in [0, columns)' }),
+  row: Type.Optional(Type.Unknown({ description: '0-based; must equal rowsWon' })),
+  choiceColumn: Type.Optional(Type.Unknown({ description: 'integer in [0, columns)' })),
 });
 
 export const CashoutPrepareBody = Type.Object({

@@ -51,6 +51,12 @@ export class AuthStore {
     return token;
   }
 
+  /** The wallet of a bearer header whose token this process already resolved; no I/O. */
+  knownWallet(authorization: string | undefined): string | null {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+    return token ? (this.#tokens.get(hashToken(token))?.wallet ?? null) : null;
+  }
+
   /** The token's wallet, or null when it is unknown or expired at `nowMs`. */
   async resolveToken(token: string, nowMs: number): Promise<string | null> {
     const id = hashToken(token);

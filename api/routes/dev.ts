@@ -32,7 +32,15 @@ export default async function devRoutes(fastify: FastifyInstance) {
       }
       if (usdc > MAX_FAUCET_USDC) throw new ApiError('INVALID_REQUEST', 'usdc: at most 1,000,000 per request');
       const sol = request.body.sol ?? 1;
-      const result = await fundFromFaucet(services.rpc, services.setup, faucet, address(wallet), usdc, BigInt(Math.round(sol * 1e9)));
+      // Below the rent-exempt minimum a new account cannot exist, so the airdrop would fail on-chain.
+      if (sol !== 0 && sol < 0.001) throw new ApiError('INVALID_REQUEST', 'sol: 0, or at least 0.001');
+      let result: Awaited<ReturnType<typeof fundFromFaucet>>;
+      try {
+        result = await fundFromFaucet(services.rpc, services.setup, faucet, address(wallet), usdc, BigInt(Math.round(sol * 1e9)));
+      } catch (err) {
+        request.log.warn({ err }, 'faucet: the chain refused the request');
+        throw new ApiError('INVALID_REQUEST', 'The chain refused this faucet request');
+      }
       return { wallet, tokenAccount: result.tokenAccount, usdc: microToNumber(usdc), sol, signatures: result.signatures };
     },
   );

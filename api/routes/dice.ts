@@ -43,7 +43,7 @@ export default async function diceRoutes(fastify: FastifyInstance) {
   app.post(
     '/protocol/v1/dice/reveal',
     { ...route, schema: { ...meta, summary: 'Step 3: reveal the client seed and settle', body: RevealBody, response: responses({ 200: DiceRevealResponse }, ERRORS) } },
-    async (request) => revealDice(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw, request.body.sessionSignature),
+    async (request) => revealDice(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase(), request.body.sessionSignature),
   );
 
   app.get(
@@ -55,7 +55,7 @@ export default async function diceRoutes(fastify: FastifyInstance) {
   app.post(
     '/protocol/v1/dice/recovery-seed',
     { ...route, schema: { ...meta, summary: 'Store the client seed after commit, for recovery', body: RecoverySeedBody, response: responses({ 200: RecoverySeedStored }, ERRORS) } },
-    async (request) => storeRecoverySeed(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw),
+    async (request) => storeRecoverySeed(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase()),
   );
 
   app.get(

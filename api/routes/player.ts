@@ -80,7 +80,7 @@ export default async function playerRoutes(fastify: FastifyInstance, options: { 
     async (request) => {
       let amount: bigint;
       try {
-        amount = parseNonNegativeAmount(request.body.amount ?? 0);
+        amount = request.body.amount === undefined ? 0n : parseNonNegativeAmount(request.body.amount);
       } catch (err) {
         if (err instanceof AmountError) throw new ApiError('INVALID_BET_AMOUNT', `amount: ${err.message}`);
         throw err;

@@ -56,14 +56,14 @@ export default async function sweeperRoutes(fastify: FastifyInstance) {
   app.post(
     '/protocol/v1/sweeper/reveal',
     { ...route, schema: { ...meta, summary: 'Step 3 of a turn', body: RevealBody, response: responses({ 200: SweeperRevealResponse }, ERRORS) } },
-    async (request) => revealSweeper(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw, request.body.sessionSignature),
+    async (request) => revealSweeper(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase(), request.body.sessionSignature),
   );
 
   // The same recovery-seed store as Dice, under the Sweeper path too.
   app.post(
     '/protocol/v1/sweeper/recovery-seed',
     { ...route, schema: { ...meta, body: RecoverySeedBody, response: responses({ 200: RecoverySeedStored }, ERRORS) } },
-    async (request) => storeRecoverySeed(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw),
+    async (request) => storeRecoverySeed(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase()),
   );
   app.get(
     '/protocol/v1/sweeper/recovery-seed',

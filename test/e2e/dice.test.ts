@@ -101,7 +101,10 @@ describe('a dice bet, prepare → commit → reveal', () => {
 describe('rejections change nothing', () => {
   it('INVALID_BET_AMOUNT for a non-positive, non-finite or over-precise wager', async () => {
     const player = await newPlayer(20);
-    for (const wager of [0, -1, 1.0000001, 'abc', null, true, {}]) {
+    const missing = await player.post('/protocol/v1/dice/prepare', { commitment: player.newSeed().commitment, sessionPubkey: player.session.publicKey, direction: 'under', target: 50 });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.code).toBe('INVALID_BET_AMOUNT');
+    for (const wager of [0, -1, 1.0000001, 'abc', '1', null, true, {}]) {
       const { res } = await player.prepareDice({ wager });
       expect(res.status, `wager ${JSON.stringify(wager)}`).toBe(400);
       expect(res.body.error.code).toBe('INVALID_BET_AMOUNT');
@@ -125,6 +128,8 @@ describe('rejections change nothing', () => {
       [{ direction: 'sideways' }, /direction/],
       [{ direction: 'over', target: 98.995 }, /decimals|range/],
       [{ wager: 21 }, /exceeds the balance/],
+      [{ target: undefined }, /target/],
+      [{ direction: undefined }, /direction/],
     ];
     for (const [input, message] of cases) {
       const { res } = await player.prepareDice(input);
@@ -189,7 +194,10 @@ describe('rejections change nothing', () => {
     expect(badSeed.body.error.code).toBe('GAME_INPUT_REJECTED');
     const badRevealSig = await player.revealDice(body.betPayloadHash, p.clientSeedRaw, `${first.body.ack.revealMessage}x`);
     expect(badRevealSig.body.error.code).toBe('INVALID_SESSION_SIGNATURE');
-    expect((await player.revealDice(body.betPayloadHash, p.clientSeedRaw, first.body.ack.revealMessage)).status).toBe(200);
+    // Hex in either case opens the commitment.
+    expect((await player.revealDice(body.betPayloadHash, p.clientSeedRaw.toUpperCase(), first.body.ack.revealMessage)).status).toBe(200);
+    const replayBadSig = await player.revealDice(body.betPayloadHash, p.clientSeedRaw, `${first.body.ack.revealMessage}x`);
+    expect(replayBadSig.body.error.code).toBe('INVALID_SESSION_SIGNATURE');
 
     const late = await player.prepareDice();
     svc.clock.offsetMs = 6 * 60_000;

@@ -224,6 +224,33 @@ describe('generic errors', () => {
     expect(((await raw.json()) as { error: { code: string } }).error.code).toBe('INVALID_WALLET_SESSION_REQUEST');
   });
 
+  it('malformed URLs and over-long ids still get the envelope', async () => {
+    const bad = await http('GET', `${svc.api}/receipts/%E0%A4%A`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('INVALID_REQUEST');
+    for (const length of [150, 700]) {
+      const res = await http('GET', `${svc.api}/receipts/${'a'.repeat(length)}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('RECEIPT_NOT_FOUND');
+    }
+  });
+
+  it('wrong JSON types are the route\'s request error, never coerced', async () => {
+    const kp = newKeypair();
+    const res = await http('POST', `${svc.api}/wallet/session`, { walletAddress: kp.publicKey, message: 12345, signature: true });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_WALLET_SESSION_REQUEST');
+  });
+
+  it('the faucet refuses amounts the chain cannot take, without a 500', async () => {
+    const kp = newKeypair();
+    for (const body of [{ wallet: kp.publicKey, sol: 1e-7 }, { wallet: kp.publicKey, sol: '1e400' }, { wallet: kp.publicKey, usdc: -1 }, { wallet: kp.publicKey, usdc: '5' }]) {
+      const res = await http('POST', `${svc.api}/dev/faucet`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_REQUEST');
+    }
+  });
+
   it('a 500 is INTERNAL with a generic message and no internals', async () => {
     const app = await buildApp(svc.services);
     app.get('/api/boom', async () => {
@@ -244,6 +271,9 @@ describe('generic errors', () => {
       const res = await http('GET', `${limited.api}/house`);
       expect(res.status).toBe(429);
       expect(res.body.error.code).toBe('RATE_LIMITED');
+      // Made-up bearer tokens do not open a fresh budget.
+      const bogus = await http('GET', `${limited.api}/house`, undefined, 'made-up-token');
+      expect(bogus.status).toBe(429);
     } finally {
       await limited.cleanup();
     }

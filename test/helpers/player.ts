@@ -141,8 +141,8 @@ export class Player {
     const res = await this.post('/protocol/v1/dice/prepare', {
       commitment: opts.commitment ?? seed.commitment,
       sessionPubkey: opts.sessionPubkey ?? this.session.publicKey,
-      direction: opts.direction ?? 'under',
-      target: opts.target ?? 50,
+      direction: 'direction' in opts ? opts.direction : 'under',
+      target: 'target' in opts ? opts.target : 50,
       wager: 'wager' in opts ? opts.wager : 1,
     });
     return { ...seed, res };
