@@ -1,7 +1,7 @@
 // Sweeper on Protocol V1.
 import { Type } from 'typebox';
 import { AmountInput, Hex32, Timestamp } from './common.ts';
-import { Ack, BetPayload, Loose, PlayerView } from './bets.ts';
+import { Ack, BetPayload, CommitResponse, Loose, PlayerView } from './bets.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -60,15 +60,7 @@ export const SweeperCommitBody = Type.Object({
   sessionSignature: Type.String(),
 });
 
-export const SweeperCommitResponse = Type.Object({
-  status: Type.Literal('awaiting_reveal'),
-  betPayloadHash: Hex32,
-  rngIndex: Type.Integer(),
-  ack: Ack,
-  revealMessage: Type.String(),
-  revealDeadline: Timestamp,
-  ticket: Nullable(Ticket),
-});
+export const SweeperCommitResponse = Type.Object({ ...CommitResponse.properties, ticket: Nullable(Ticket) });
 
 export const SweeperRevealResponse = Type.Object({
   betPayloadHash: Hex32,

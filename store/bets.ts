@@ -72,6 +72,16 @@ export interface PlayerTotals {
 
 export type SettleResult = { kind: 'ok' | 'dup'; settlement: string; player: PlayerTotals } | { kind: 'err'; reason: string };
 
+/** Balance, staked, exposure and nonce as the settle scripts return them, from `offset` on. */
+export function playerTotalsOf(reply: readonly (string | null)[], offset: number): PlayerTotals {
+  return {
+    balance: BigInt(reply[offset] ?? '0'),
+    staked: BigInt(reply[offset + 1] ?? '0'),
+    exposure: BigInt(reply[offset + 2] ?? '0'),
+    nonce: Number(reply[offset + 3] ?? 0),
+  };
+}
+
 export interface SettleArgs {
   payout: bigint;
   houseNet: bigint;
@@ -205,11 +215,7 @@ export class BetStore {
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return { kind: 'err', reason: reply[1] as string };
-    return {
-      kind: reply[0] as 'ok' | 'dup',
-      settlement: reply[1] as string,
-      player: { balance: BigInt(reply[2] ?? '0'), staked: BigInt(reply[3] ?? '0'), exposure: BigInt(reply[4] ?? '0'), nonce: Number(reply[5] ?? 0) },
-    };
+    return { kind: reply[0] as 'ok' | 'dup', settlement: reply[1] as string, player: playerTotalsOf(reply, 2) };
   }
 
   async saveAckSignature(hash: string, signature: string): Promise<void> {

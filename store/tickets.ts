@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { ScriptRunner } from './scripts.ts';
 import type { LimitSettings } from './ledger.ts';
-import type { PlayerTotals } from './bets.ts';
+import { playerTotalsOf, type PlayerTotals } from './bets.ts';
 
 export interface TicketTurn {
   betPayloadHash: string;
@@ -126,10 +126,6 @@ export class TicketStore {
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return { kind: 'err', reason: reply[1] as string };
-    return {
-      kind: reply[0] as 'ok' | 'dup',
-      settlement: reply[1] as string,
-      player: { balance: BigInt(reply[2] ?? '0'), staked: BigInt(reply[3] ?? '0'), exposure: BigInt(reply[4] ?? '0'), nonce: Number(reply[5] ?? 0) },
-    };
+    return { kind: reply[0] as 'ok' | 'dup', settlement: reply[1] as string, player: playerTotalsOf(reply, 2) };
   }
 }

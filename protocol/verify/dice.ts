@@ -1,10 +1,9 @@
 // The Dice receipt checker: one committed bet, the roll and payout recomputed, the bet-log entry matched.
 import { settleDice, type DiceDirection } from '../dice.ts';
-import { microToNumber } from '../money.ts';
 import type { DiceBetPayload } from '../bet-payload.ts';
 import type { Checks } from './report.ts';
 import { checkTurn, isRecord, type TurnContext } from './turn.ts';
-import { agree, entryLeafHex, type RngUse } from './entry.ts';
+import { agree, agreeAmounts, entryLeafHex, type RngUse } from './entry.ts';
 
 export const DICE_GAME_ID = 'dice:protocol-v1';
 
@@ -77,12 +76,7 @@ export function checkDiceReceipt(receipt: Record<string, unknown>, ctx: TurnCont
     ['result.roll', result.roll, roll],
     ['status', receipt.status, status],
   ]);
-  agree(checks, 'payout', 'the recorded amounts differ from the recomputed ones', [
-    ['betAmount', receipt.betAmount, microToNumber(wager)],
-    ['payout', receipt.payout, microToNumber(payout)],
-    ['profit', receipt.profit, microToNumber(payout - wager)],
-    ['result.payoutMicro', result.payoutMicro, payout.toString()],
-  ]);
+  agreeAmounts(checks, receipt, result, wager, payout);
   if (!isRecord(entry)) {
     checks.fail('bet-log-entry', 'verifierPayload.betLogEntry is missing');
     return { leafHex, rngUses };

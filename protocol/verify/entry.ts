@@ -1,4 +1,5 @@
 // Shared pieces of the per-game checks: the bet-log leaf and field-by-field agreement.
+import { microToNumber } from '../money.ts';
 import { canonicalize } from '../jcs.ts';
 import { leafHash } from '../merkle.ts';
 import { toHex, utf8 } from '../encoding.ts';
@@ -36,4 +37,14 @@ function jsonKey(value: unknown): string {
 export interface RngUse {
   head: string;
   index: number;
+}
+
+/** The receipt's amounts against the recomputed wager and payout, identical for every game. */
+export function agreeAmounts(checks: Checks, receipt: Record<string, unknown>, result: Record<string, unknown>, wager: bigint, payout: bigint): boolean {
+  return agree(checks, 'payout', 'the recorded amounts differ from the recomputed ones', [
+    ['betAmount', receipt.betAmount, microToNumber(wager)],
+    ['payout', receipt.payout, microToNumber(payout)],
+    ['profit', receipt.profit, microToNumber(payout - wager)],
+    ['result.payoutMicro', result.payoutMicro, payout.toString()],
+  ]);
 }

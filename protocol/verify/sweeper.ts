@@ -1,10 +1,9 @@
 // The Sweeper receipt checker: every turn of the ticket verified, the board replayed, the payout recomputed.
 import { SWEEPER_MODES, SWEEPER_ROWS, isSweeperMode, sweeperMineColumn, sweeperPayout } from '../sweeper.ts';
-import { microToNumber } from '../money.ts';
 import type { SweeperBetPayload } from '../bet-payload.ts';
 import type { Checks } from './report.ts';
 import { checkTurn, isRecord, type TurnContext } from './turn.ts';
-import { agree, entryLeafHex, type RngUse } from './entry.ts';
+import { agree, agreeAmounts, entryLeafHex, type RngUse } from './entry.ts';
 import type { GameCheck } from './dice.ts';
 
 export const SWEEPER_GAME_ID = 'sweeper:protocol-v1';
@@ -116,12 +115,7 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
     ['result.resultColumns', result.resultColumns, resultColumns],
     ['status', receipt.status, status],
   ]);
-  agree(checks, 'payout', 'the recorded amounts differ from the recomputed ones', [
-    ['betAmount', receipt.betAmount, microToNumber(wager)],
-    ['payout', receipt.payout, microToNumber(payout)],
-    ['profit', receipt.profit, microToNumber(payout - wager)],
-    ['result.payoutMicro', result.payoutMicro, payout.toString()],
-  ]);
+  agreeAmounts(checks, receipt, result, wager, payout);
   if (!entry) {
     checks.fail('bet-log-entry', 'verifierPayload.betLogEntry is missing');
     return { leafHex, rngUses };

@@ -1,6 +1,5 @@
 // Dice on Protocol V1 as a player and a verifier see it, against the real service and localnet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSolanaRpc, address } from '@solana/kit';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http, newKeypair } from '../helpers/player.ts';
 import { verifyAck, type Ack } from '../../protocol/ack.ts';
@@ -9,6 +8,7 @@ import { settleDice } from '../../protocol/dice.ts';
 import { betPayloadHashOf, type DiceBetPayload } from '../../protocol/bet-payload.ts';
 import { betLogLeafHex } from '../../games/receipts.ts';
 import { settleDueBets } from '../../anchor-worker/deadlines.ts';
+import { books } from '../helpers/conservation.ts';
 
 let svc: TestService;
 let config: Record<string, string>;
@@ -356,19 +356,11 @@ describe('conservation', () => {
       }
     }
     await Promise.all(pendingCommits);
-    const rpc = createSolanaRpc(config.rpcUrl!);
-    const vault = BigInt((await rpc.getTokenAccountBalance(address(config.vaultTokenAccount!)).send()).value.amount);
-    const house = await svc.services.ledger.house();
-    let liabilities = 0n;
-    for (const p of players) {
-      const s = await svc.services.ledger.player(p.address);
-      liabilities += s.balance + s.staked;
-    }
-    const nav = house.capital + house.gameNet - house.exposure;
-    expect(vault).toBe(liabilities + house.exposure + nav + house.unattributed);
+    const b = await books(svc, players);
+    expect(b.vault).toBe(b.liabilities + b.exposure + b.nav + b.unattributed);
     const api = (await http('GET', `${svc.api}/house`)).body.house;
-    expect(api.totalValue).toBe(Number(nav) / 1e6);
-    expect(api.openExposure).toBe(Number(house.exposure) / 1e6);
-    expect(house.exposure).toBeGreaterThan(0n);
+    expect(api.totalValue).toBe(Number(b.nav) / 1e6);
+    expect(api.openExposure).toBe(Number(b.exposure) / 1e6);
+    expect(b.exposure).toBeGreaterThan(0n);
   });
 });

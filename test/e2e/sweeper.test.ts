@@ -1,13 +1,13 @@
 // Sweeper on Protocol V1 as a player sees it. Outcomes are forced the way only a test can: it reads the
 // operator's chain to predict the next index's value, then picks a column (or seed) that gives the wanted result.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { address, createSolanaRpc } from '@solana/kit';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { sweeperMineColumn, sweeperPayout, type SweeperMode } from '../../protocol/sweeper.ts';
 import { verifyAck } from '../../protocol/ack.ts';
 import { betLogLeafHex } from '../../games/receipts.ts';
 import { settleDueBets } from '../../anchor-worker/deadlines.ts';
+import { books } from '../helpers/conservation.ts';
 
 let svc: TestService;
 let config: Record<string, string>;
@@ -261,14 +261,7 @@ describe('conservation', () => {
       }
       if (running && game % 2 === 0) await playTurn(player, await player.prepareCashout(ticketId));
     }
-    const rpc = createSolanaRpc(config.rpcUrl!);
-    const vault = BigInt((await rpc.getTokenAccountBalance(address(config.vaultTokenAccount!)).send()).value.amount);
-    const house = await svc.services.ledger.house();
-    let liabilities = 0n;
-    for (const p of players) {
-      const s = await svc.services.ledger.player(p.address);
-      liabilities += s.balance + s.staked;
-    }
-    expect(vault).toBe(liabilities + house.exposure + (house.capital + house.gameNet - house.exposure) + house.unattributed);
+    const b = await books(svc, players);
+    expect(b.vault).toBe(b.liabilities + b.exposure + b.nav + b.unattributed);
   });
 });
