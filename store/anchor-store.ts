@@ -1,19 +1,16 @@
 // Anchoring state in Redis: the committed size, the one pending commit, published commits, liability snapshots.
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
+import type { PublishedCommit } from '../protocol/verify/log.ts';
+
+/** The memo fields every commit carries, as the verifier reads them. */
+type CommitFields = Omit<PublishedCommit, 'commitId' | 'signature'>;
 
 /** A commit whose memo transaction is signed, stored before it is sent, until it is confirmed. */
-export interface PendingCommit {
+export interface PendingCommit extends CommitFields {
   /** Committed size this commit extends. */
   from: number;
-  entryCount: number;
   memo: string;
-  betLogRoot: string;
-  stateRoot: string;
-  totalLiabilities: string;
-  rngIndex: number;
-  rngReveal: string;
-  manifestHash: string;
   /** The latest signed transaction; earlier ones (expired blockhashes) are in `signatures`. */
   signature: string;
   wire: string;
@@ -24,18 +21,9 @@ export interface PendingCommit {
 }
 
 /** A confirmed commit, as `GET /api/protocol/v1/bet-log/commits` lists it. */
-export interface CommitRecord {
-  commitId: string;
-  entryCount: number;
+export interface CommitRecord extends PublishedCommit {
   previousEntryCount: number;
-  betLogRoot: string;
-  stateRoot: string;
-  totalLiabilities: string;
-  rngIndex: number;
-  rngReveal: string;
-  manifestHash: string;
   memo: string;
-  signature: string;
   slot: number;
   committedAt: string;
 }

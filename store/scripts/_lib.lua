@@ -57,3 +57,31 @@ local function next_rng_index(rngKey)
   redis.call('HSET', rngKey, 'next', index + 1)
   return index, r[1], r[2]
 end
+
+-- Moves a stake from the balance into play and adds its open exposure, for the player and the house.
+local function lock_stake(playerKey, houseKey, stake, exposureDelta)
+  redis.call('HINCRBY', playerKey, 'balance', neg(stake))
+  redis.call('HINCRBY', playerKey, 'staked', stake)
+  redis.call('HINCRBY', playerKey, 'exposure', exposureDelta)
+  redis.call('HINCRBY', houseKey, 'balances', neg(stake))
+  redis.call('HINCRBY', houseKey, 'staked', stake)
+  redis.call('HINCRBY', houseKey, 'exposure', exposureDelta)
+end
+
+-- Releases a settled stake and its exposure, credits the payout, and books the play for both sides.
+local function settle_stake(playerKey, houseKey, stake, exposureDelta, payout, houseNet, won)
+  redis.call('HINCRBY', playerKey, 'staked', neg(stake))
+  redis.call('HINCRBY', playerKey, 'exposure', neg(exposureDelta))
+  redis.call('HINCRBY', playerKey, 'balance', payout)
+  redis.call('HINCRBY', playerKey, 'wagered', stake)
+  redis.call('HINCRBY', playerKey, 'paidOut', payout)
+  redis.call('HINCRBY', playerKey, 'plays', 1)
+  if won then redis.call('HINCRBY', playerKey, 'wins', 1) end
+  redis.call('HINCRBY', houseKey, 'staked', neg(stake))
+  redis.call('HINCRBY', houseKey, 'exposure', neg(exposureDelta))
+  redis.call('HINCRBY', houseKey, 'balances', payout)
+  redis.call('HINCRBY', houseKey, 'gameNet', houseNet)
+  redis.call('HINCRBY', houseKey, 'volume', stake)
+  redis.call('HINCRBY', houseKey, 'paidOut', payout)
+  redis.call('HINCRBY', houseKey, 'plays', 1)
+end

@@ -50,12 +50,7 @@ local rngIndex, chainId, chainHead = next_rng_index(KEYS[7])
 if not rngIndex then return {'err', 'rng_exhausted'} end
 
 if stake ~= '0' then
-  redis.call('HINCRBY', KEYS[1], 'balance', neg(stake))
-  redis.call('HINCRBY', KEYS[1], 'staked', stake)
-  redis.call('HINCRBY', KEYS[1], 'exposure', exposureDelta)
-  redis.call('HINCRBY', KEYS[6], 'balances', neg(stake))
-  redis.call('HINCRBY', KEYS[6], 'staked', stake)
-  redis.call('HINCRBY', KEYS[6], 'exposure', exposureDelta)
+  lock_stake(KEYS[1], KEYS[6], stake, exposureDelta)
 end
 redis.call('HINCRBY', KEYS[1], 'nonce', 1)
 redis.call('SADD', KEYS[5], p[7])

@@ -15,11 +15,6 @@ redis.call('SET', KEYS[3], ticketId)
 redis.call('HSET', KEYS[4], 'wallet', wallet, 'status', 'running', 'mode', ARGV[3], 'wager', wager, 'fullPayout', ARGV[5],
   'exposureDelta', exposureDelta, 'rowsWon', '0', 'pendingTurn', '', 'createdAt', ARGV[8], 'nonce', player[2] or '0',
   'serverSeedHash', ARGV[9], 'turns', '[]')
-redis.call('HINCRBY', KEYS[1], 'balance', neg(wager))
-redis.call('HINCRBY', KEYS[1], 'staked', wager)
-redis.call('HINCRBY', KEYS[1], 'exposure', exposureDelta)
-redis.call('HINCRBY', KEYS[5], 'balances', neg(wager))
-redis.call('HINCRBY', KEYS[5], 'staked', wager)
-redis.call('HINCRBY', KEYS[5], 'exposure', exposureDelta)
+lock_stake(KEYS[1], KEYS[5], wager, exposureDelta)
 journal(KEYS[6], KEYS[7], 'ticket_opened', ARGV[8], cjson.encode({ game = 'sweeper', player = player[3], ticketId = ticketId, mode = ARGV[3], wager = wager }))
 return {'ok', player[2] or '0'}

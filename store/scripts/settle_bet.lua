@@ -11,20 +11,7 @@ if b[2] == 'settled' then
   return {'dup', b[3], pl[1] or '0', pl[2] or '0', pl[3] or '0', pl[4] or '0'}
 end
 
-redis.call('HINCRBY', KEYS[1], 'staked', neg(b[4]))
-redis.call('HINCRBY', KEYS[1], 'exposure', neg(b[5]))
-redis.call('HINCRBY', KEYS[1], 'balance', payout)
-redis.call('HINCRBY', KEYS[1], 'wagered', b[4])
-redis.call('HINCRBY', KEYS[1], 'paidOut', payout)
-redis.call('HINCRBY', KEYS[1], 'plays', 1)
-if ARGV[12] == '1' then redis.call('HINCRBY', KEYS[1], 'wins', 1) end
-redis.call('HINCRBY', KEYS[3], 'staked', neg(b[4]))
-redis.call('HINCRBY', KEYS[3], 'exposure', neg(b[5]))
-redis.call('HINCRBY', KEYS[3], 'balances', payout)
-redis.call('HINCRBY', KEYS[3], 'gameNet', ARGV[4])
-redis.call('HINCRBY', KEYS[3], 'volume', b[4])
-redis.call('HINCRBY', KEYS[3], 'paidOut', payout)
-redis.call('HINCRBY', KEYS[3], 'plays', 1)
+settle_stake(KEYS[1], KEYS[3], b[4], b[5], payout, ARGV[4], ARGV[12] == '1')
 
 redis.call('RPUSH', KEYS[8], ARGV[7])
 redis.call('HSET', KEYS[9], 'body', ARGV[6])

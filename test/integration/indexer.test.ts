@@ -1,20 +1,6 @@
 // The crediting rules (design §3) against real transactions on localnet, and exactly-once application.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  address,
-  appendTransactionMessageInstructions,
-  createSolanaRpc,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  type Address,
-  type Instruction,
-  type TransactionSigner,
-} from '@solana/kit';
+import { address, createSolanaRpc, type Address, type Instruction, type TransactionSigner } from '@solana/kit';
 import {
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstructionAsync,
@@ -27,6 +13,7 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, newKeypair } from '../helpers/player.ts';
 import { memoInstruction } from '../../chain/memo.ts';
+import { signInstructions } from '../../chain/send.ts';
 import { tailAddress, applyTransaction } from '../../indexer/tail.ts';
 import { tailDeps } from '../../indexer/deps.ts';
 import type { TailDeps } from '../../indexer/tail.ts';
@@ -50,16 +37,9 @@ afterAll(async () => {
 });
 
 async function send(feePayer: TransactionSigner, instructions: Instruction[], skipPreflight = false): Promise<string> {
-  const { value: blockhash } = await rpc.getLatestBlockhash().send();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64', skipPreflight }).send();
-  return getSignatureFromTransaction(signed);
+  const tx = await signInstructions(svc.services.rpc, feePayer, instructions);
+  await rpc.sendTransaction(tx.wire as Parameters<typeof rpc.sendTransaction>[0], { encoding: 'base64', skipPreflight }).send();
+  return tx.signature;
 }
 
 const ata = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: usdcMint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
