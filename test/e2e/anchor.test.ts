@@ -200,12 +200,20 @@ describe('public reads', () => {
 
   it('gives each player a state proof under the committed root, summing to the memo total', async () => {
     const [a] = players;
-    const body = (await a!.get('/protocol/v1/player/state-proof')).body;
+    // The proof is under the latest commit; a play settled just before may land in the next one.
+    const liabilityNow = async () => {
+      const status = (await a!.get('/protocol/v1/player/status')).body;
+      return Math.round((status.balance + status.stakedInPlay + status.pendingWithdrawals) * 1e6);
+    };
+    let body = (await a!.get('/protocol/v1/player/state-proof')).body;
+    for (let i = 0; i < 50 && Number(body.leaf.liability) !== (await liabilityNow()); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      body = (await a!.get('/protocol/v1/player/state-proof')).body;
+    }
+    expect(Number(body.leaf.liability)).toBe(await liabilityNow());
     const tx = await rpc('getTransaction', [body.commitSignature, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
     expect(verifyStateProofResponse(body, a!.address, tx, config.operatorPublicKey!)).toMatchObject({ ok: true });
     expect(verifyStateProofResponse(body, players[1]!.address, tx, config.operatorPublicKey!).ok).toBe(false);
-    const status = (await a!.get('/protocol/v1/player/status')).body;
-    expect(Number(body.leaf.liability)).toBe(Math.round((status.balance + status.stakedInPlay + status.pendingWithdrawals) * 1e6));
     expect((await http('GET', `${svc.api}/protocol/v1/player/state-proof`)).status).toBe(401);
     const file = path.join(tmp, 'state-proof.json');
     writeFileSync(file, JSON.stringify(body));
