@@ -157,7 +157,7 @@ export async function committedBetOf(services: Services, wallet: string, betPayl
  * The seed must open the commitment, and the committing key must sign the ack's revealMessage — even if it
  * was revoked since, and on a replay too.
  */
-export function checkReveal(services: Services, bet: BetRecord, clientSeedRaw: string, sessionSignature: string): void {
+export function checkReveal(services: Services, bet: BetRecord, clientSeedRaw: string, sessionSignature: string): Ack {
   if (!verifyCommitment(clientSeedRaw, bet.commitment)) {
     throw gameRejected('clientSeedRaw does not match the bet\'s commitment (sha256 of the 32 seed bytes)', 'commitment_mismatch');
   }
@@ -165,4 +165,5 @@ export function checkReveal(services: Services, bet: BetRecord, clientSeedRaw: s
   if (!verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
     throw new ApiError('INVALID_SESSION_SIGNATURE', 'sessionSignature must sign the UTF-8 bytes of ack.revealMessage with the committing session key');
   }
+  return ack;
 }

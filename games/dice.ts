@@ -118,13 +118,13 @@ async function storedSettlement(services: Services, bet: BetRecord): Promise<Dic
 }
 
 /** Settles a committed dice bet exactly once; replays return the stored settlement. */
-export async function settleDiceBet(services: Services, bet: BetRecord, reveal: DiceReveal | null) {
+export async function settleDiceBet(services: Services, bet: BetRecord, reveal: DiceReveal | null, knownAck?: Ack) {
   if (bet.state === 'settled') {
     const [settlement, player] = await Promise.all([storedSettlement(services, bet), services.ledger.player(bet.wallet)]);
     return { settlement, player, fresh: false };
   }
   const payload = JSON.parse(bet.payload) as DiceBetPayload;
-  const ack = ackOf(services, bet);
+  const ack = knownAck ?? ackOf(services, bet);
   const settledAt = services.now().toISOString();
   const receiptId = diceReceiptId(bet.hash);
   const alias = payload.player;
@@ -252,8 +252,8 @@ export async function settleDiceBet(services: Services, bet: BetRecord, reveal: 
 /** The reveal route: checks the seed and the reveal signature, then settles. */
 export async function revealDice(services: Services, wallet: string, betPayloadHash: string, clientSeedRaw: string, sessionSignature: string) {
   const bet = await committedBetOf(services, wallet, betPayloadHash, 'dice');
-  checkReveal(services, bet, clientSeedRaw, sessionSignature);
-  const { settlement, player } = await settleDiceBet(services, bet, { clientSeedRaw, revealSignature: sessionSignature, via: 'reveal' });
+  const ack = checkReveal(services, bet, clientSeedRaw, sessionSignature);
+  const { settlement, player } = await settleDiceBet(services, bet, { clientSeedRaw, revealSignature: sessionSignature, via: 'reveal' }, ack);
   return { ...settlement, player: playerView(player) };
 }
 

@@ -183,6 +183,7 @@ function ticketReceipt(services: Services, ticket: TicketRecord, turns: TicketTu
   const status: ReceiptStatus = outcome === 'forfeited' ? 'forfeited' : payout > 0n ? 'won' : 'lost';
   const mode = ticket.mode as SweeperMode;
   const rowsWon = turns.filter((t) => t.kind === 'choice' && t.safe).length;
+  const acks = new Map(turns.map((t) => [t.betPayloadHash, ackOf(services, bets.get(t.betPayloadHash)!)]));
   const betLogEntry = {
     v: 1,
     receiptId,
@@ -195,7 +196,7 @@ function ticketReceipt(services: Services, ticket: TicketRecord, turns: TicketTu
       const bet = bets.get(t.betPayloadHash)!;
       return {
         betPayloadHash: t.betPayloadHash,
-        ackHash: ackOf(services, bet).ackHash,
+        ackHash: acks.get(t.betPayloadHash)!.ackHash,
         rngChainHead: t.rngChainHead,
         rngIndex: t.rngIndex,
         commitment: bet.commitment,
@@ -242,10 +243,13 @@ function ticketReceipt(services: Services, ticket: TicketRecord, turns: TicketTu
       payoutMicro: payout.toString(),
     },
     proof: {
-      turns: turns.map((t) => {
-        const bet = bets.get(t.betPayloadHash)!;
-        return { betPayloadHash: t.betPayloadHash, ackHash: ackOf(services, bet).ackHash, rngChainHead: t.rngChainHead, rngIndex: t.rngIndex, rngReveal: t.rngReveal };
-      }),
+      turns: turns.map((t) => ({
+        betPayloadHash: t.betPayloadHash,
+        ackHash: acks.get(t.betPayloadHash)!.ackHash,
+        rngChainHead: t.rngChainHead,
+        rngIndex: t.rngIndex,
+        rngReveal: t.rngReveal,
+      })),
     },
     verifierPayload: {
       version: 1,
@@ -258,7 +262,7 @@ function ticketReceipt(services: Services, ticket: TicketRecord, turns: TicketTu
           betPayload: JSON.parse(bet.payload) as unknown,
           betPayloadHash: t.betPayloadHash,
           commitSignature: bet.commitSignature,
-          ack: ackOf(services, bet),
+          ack: acks.get(t.betPayloadHash)!,
           revealSignature: t.revealSignature,
           clientSeedRaw: t.clientSeedRaw,
           rngReveal: t.rngReveal,
