@@ -2,9 +2,8 @@
 // and the reveal checks.
 import { ApiError, gameRejected } from '../schemas/errors.ts';
 import { betPayloadHashOf, type BetPayload } from '../protocol/bet-payload.ts';
-import { revealMessageOf, verifyBase64Signature, verifySessionSignature } from '../protocol/signatures.ts';
-import { ackBodyOf, signAck, type Ack } from '../protocol/ack.ts';
-import { jcsSha256Hex } from '../protocol/jcs.ts';
+import { verifyBase64Signature, verifySessionSignature } from '../protocol/signatures.ts';
+import { signAck, type Ack } from '../protocol/ack.ts';
 import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
 import { verifyCommitment } from '../protocol/commitment.ts';
 import { utf8 } from '../protocol/encoding.ts';
@@ -48,16 +47,12 @@ export function checkCommitBody(betPayload: unknown, betPayloadHash: string, ses
   return payload;
 }
 
-export function ackFor(services: Services, betPayloadHash: string, fields: AckFields): Ack {
-  return signAck({ betPayloadHash, ...fields }, services.operator.ack.seed);
-}
-
-/** A committed bet's ack, from the signature stored at commit (Ed25519 is deterministic, so it is the same ack). */
-export function ackOf(services: Services, bet: BetRecord): Ack {
-  if (!bet.ackSignature) return ackFor(services, bet.hash, bet);
-  const body = ackBodyOf({ ...bet, betPayloadHash: bet.hash });
-  const ackHash = jcsSha256Hex(body);
-  return { ...body, ackHash, operatorSignature: bet.ackSignature, revealMessage: revealMessageOf(bet.hash, ackHash) };
+/**
+ * A committed bet's ack. Ed25519 is deterministic, so signing again gives the same ack on every replay,
+ * and a signature costs less than storing and reading one back.
+ */
+export function ackOf(services: Services, bet: { hash: string } & AckFields): Ack {
+  return signAck({ betPayloadHash: bet.hash, ...bet }, services.operator.ack.seed);
 }
 
 /** Runs the atomic commit and signs the ack; a re-sent commit gets the same ack. */
@@ -82,9 +77,7 @@ export async function commitBet(services: Services, wallet: string, betPayloadHa
     const message = COMMIT_REJECTIONS[result.reason] ?? `Commit rejected (${result.reason})`;
     throw gameRejected(message, result.reason, result.detail ? { limitMicro: result.detail } : {});
   }
-  const ack = ackFor(services, betPayloadHash, result);
-  if (result.kind === 'ok') await services.bets.saveAckSignature(betPayloadHash, ack.operatorSignature);
-  return ack;
+  return ackOf(services, { hash: betPayloadHash, ...result });
 }
 
 /** s_i of a committed bet. */

@@ -1,15 +1,13 @@
 // Byte encodings pinned by the protocol: lowercase hex for hashes, base64 for signatures, base58 for keys.
 import { base58, base64 } from '@scure/base';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 
 const HEX_RE = /^(?:[0-9a-f]{2})*$/;
 
-export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+const encoder = new TextEncoder();
+export const utf8 = (text: string): Uint8Array => encoder.encode(text);
 
-export function toHex(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i++) out += (bytes[i] as number).toString(16).padStart(2, '0');
-  return out;
-}
+export const toHex = (bytes: Uint8Array): string => bytesToHex(bytes);
 
 /**
  * Parses lowercase hex of an exact byte length.
@@ -20,9 +18,7 @@ export function fromHex(hex: string, expectedLength?: number): Uint8Array {
   if (expectedLength !== undefined && hex.length !== expectedLength * 2) {
     throw new TypeError(`expected ${expectedLength} bytes of hex`);
   }
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
+  return hexToBytes(hex);
 }
 
 export const isHex = (value: unknown, byteLength: number): value is string =>

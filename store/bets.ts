@@ -46,8 +46,6 @@ export interface BetRecord {
   revealDeadline: string;
   revealDeadlineMs: number;
   commitSignature: string;
-  /** The ack key's signature, stored at commit so settlement never needs to sign again. */
-  ackSignature: string | null;
   ticketId: string;
   turn: string;
   settlement: string | null;
@@ -194,7 +192,6 @@ export class BetStore {
       revealDeadline: r.revealDeadline ?? '',
       revealDeadlineMs: Number(r.revealDeadlineMs),
       commitSignature: r.commitSignature ?? '',
-      ackSignature: r.ackSignature ?? null,
       ticketId: r.ticketId ?? '',
       turn: r.turn ?? '',
       settlement: r.settlement ?? null,
@@ -216,10 +213,6 @@ export class BetStore {
     )) as (string | null)[];
     if (reply[0] === 'err') return { kind: 'err', reason: reply[1] as string };
     return { kind: reply[0] as 'ok' | 'dup', settlement: reply[1] as string, player: playerTotalsOf(reply, 2) };
-  }
-
-  async saveAckSignature(hash: string, signature: string): Promise<void> {
-    await this.redis.hsetnx(this.keys.bet(hash), 'ackSignature', signature);
   }
 
   async saveRecoverySeed(hash: string, clientSeedRaw: string): Promise<void> {

@@ -1,4 +1,5 @@
-// Loads the ledger's Lua scripts (each prefixed with the shared helpers) as ioredis commands.
+// Loads the ledger's Lua scripts (each prefixed with the shared helpers) and runs them by SHA.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 
@@ -26,15 +27,27 @@ function loadSources(): Record<string, string> {
   return sources;
 }
 
+// ioredis's `defineCommand` remembers a loaded script per socket, but an auto-pipelined batch writes
+// through a fresh stream object each time, so every call would resend the whole source as EVAL. We send
+// EVALSHA and load the source only when Redis answers NOSCRIPT (after a restart or SCRIPT FLUSH); a
+// NOSCRIPT reply means nothing ran, so the retry cannot apply a change twice.
 export function defineScripts(redis: Redis): ScriptRunner {
   const src = loadSources();
   const runner = {} as ScriptRunner;
   for (const [name, numberOfKeys] of Object.entries(SCRIPTS) as [ScriptName, number][]) {
-    const command = `pfws_${name}`;
-    if (!(command in redis)) redis.defineCommand(command, { numberOfKeys, lua: src[name] as string });
-    runner[name] = (keys, args) => {
+    const lua = src[name] as string;
+    const sha = createHash('sha1').update(lua).digest('hex');
+    const call = (keys: string[], args: (string | number)[]) =>
+      redis.evalsha(sha, numberOfKeys, ...keys, ...args) as Promise<ScriptReply>;
+    runner[name] = async (keys, args) => {
       if (keys.length !== numberOfKeys) throw new Error(`${name} takes ${numberOfKeys} keys`);
-      return (redis as unknown as Record<string, (...a: unknown[]) => Promise<ScriptReply>>)[command]!(...keys, ...args);
+      try {
+        return await call(keys, args);
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+        await redis.script('LOAD', lua);
+        return call(keys, args);
+      }
     };
   }
   return runner;
