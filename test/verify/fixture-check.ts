@@ -1,14 +1,18 @@
-// Bundled for the browser by browser.test.ts: the verifier's core checks a saved fixture with nothing but
-// web-standard globals, on the portable @noble backend.
+// Checks the saved fixture with the verifier core alone: fixtures.test.ts runs it in Node, browser.test.ts
+// bundles it for the browser and runs it with web-standard globals only.
 import { cryptoBackend } from '../../protocol/crypto.ts';
-import { Checks, RngAnchors, RngIndexRegistry, memosSignedBy, verifyCommitLog, verifyManifestLinks, verifyReceipt, type PublishedCommit, type RpcTransaction } from '../../protocol/verify/index.ts';
-import type { Manifest } from '../../protocol/manifest.ts';
+import {
+  Checks, RngAnchors, RngIndexRegistry, manifestEventsProblem, memosSignedBy, verifyCommitLog, verifyManifestLinks, verifyReceipt,
+  type PublishedCommit, type RpcTransaction,
+} from '../../protocol/verify/index.ts';
+import type { JournalEvent, Manifest } from '../../protocol/manifest.ts';
 
-interface Fixture {
+export interface Fixture {
   config: { operatorPublicKey: string; ackPublicKey: string };
   receipts: Record<string, unknown>[];
   transactions: Record<string, RpcTransaction>;
   manifests: Manifest[];
+  events: JournalEvent[];
   commits: PublishedCommit[];
   consistency: Record<string, string[]>;
   vaultBalance: string;
@@ -25,7 +29,10 @@ export function verifyFixture(fixture: Fixture) {
     return { ok: report.ok && registry.claim(String(r.id), report.rngUses).length === 0, failed: report.checks.filter((c) => c.status === 'fail') };
   });
   const manifestChecks = new Checks();
-  verifyManifestLinks({ manifests: fixture.manifests }, operatorPublicKey, manifestChecks);
+  const spans = verifyManifestLinks({ manifests: fixture.manifests }, operatorPublicKey, manifestChecks);
+  const eventProblems = spans
+    .map((s) => manifestEventsProblem(s, fixture.events.filter((e) => e.seq >= s.firstSeq! && e.seq < s.firstSeq! + s.manifest.eventCount)))
+    .filter((p) => p !== null);
   const log = verifyCommitLog({
     commits: fixture.commits,
     onChain: memos,
@@ -34,5 +41,10 @@ export function verifyFixture(fixture: Fixture) {
     vaultBalance: BigInt(fixture.vaultBalance),
     manifestKnown: (h) => fixture.manifests.some((m) => m.manifestHash === h),
   });
-  return { backend: cryptoBackend().name, receipts, manifestsOk: manifestChecks.ok, logOk: log.checks.every((c) => c.status !== 'fail') };
+  return {
+    backend: cryptoBackend().name,
+    receipts,
+    manifestsOk: manifestChecks.ok && eventProblems.length === 0,
+    logFailures: log.checks.filter((c) => c.status === 'fail'),
+  };
 }
