@@ -56,6 +56,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       done(Object.assign(err as Error, { statusCode: 400 }), undefined);
     }
   });
+  // `?afterSeq=&limit=10` leaves afterSeq unset, as a form would: an empty query value means "not given".
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query) for (const [key, value] of Object.entries(query)) if (value === '') delete query[key];
+  });
   await app.register(servicesPlugin, { services });
   await app.register(errorsPlugin);
   await app.register(swagger, {

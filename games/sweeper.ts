@@ -24,6 +24,7 @@ export function ticketView(t: TicketRecord, ackOf?: (hash: string) => unknown) {
   const choices = t.turns.filter((x) => x.kind === 'choice').map((x) => ({ row: x.row, column: x.choiceColumn, safe: x.safe }));
   const current = t.status === 'running' ? (t.rowsWon > 0 ? sweeperPayout(t.wager, mode, t.rowsWon) : 0n) : (t.payout ?? 0n);
   const last = t.turns[t.turns.length - 1];
+  const resultColumns = t.turns.filter((x) => x.kind === 'choice').map((x) => x.mineColumn);
   return {
     id: t.id,
     status: t.status,
@@ -39,7 +40,8 @@ export function ticketView(t: TicketRecord, ackOf?: (hash: string) => unknown) {
     columns: SWEEPER_MODES[mode].columns,
     rows: SWEEPER_ROWS,
     choices,
-    resultColumns: t.turns.filter((x) => x.kind === 'choice').map((x) => x.mineColumn),
+    // The contract has resultColumns appear on finished tickets; a running one shows the rows revealed so far.
+    ...(t.endedAt || resultColumns.some((c) => c !== null) ? { resultColumns } : {}),
     serverSeedHash: t.serverSeedHash,
     createdAt: t.createdAt,
     ...(t.endedAt ? { endedAt: t.endedAt } : {}),

@@ -1,6 +1,6 @@
 // Bet-log anchoring reads: commits, consistency proofs, log entries, and the player's state proof.
 import { Type } from 'typebox';
-import { Base58Address, Hex32, Timestamp } from './common.ts';
+import { Base58Address, Hex32, PageLimit, Timestamp } from './common.ts';
 
 const Micro = Type.String({ pattern: '^(0|[1-9][0-9]{0,19})$', description: 'micro-USDC, decimal string' });
 const Index = (description: string) => Type.Integer({ minimum: 0, description });
@@ -25,7 +25,7 @@ export const Commit = Type.Object({
 
 export const CommitsQuery = Type.Object({
   afterEntryCount: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'list commits of larger sizes' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: PageLimit,
 });
 
 export const CommitsResponse = Type.Object({
@@ -49,7 +49,7 @@ export const ConsistencyResponse = Type.Object({
 
 export const EntriesQuery = Type.Object({
   from: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'first entry index' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: PageLimit,
 });
 
 export const EntriesResponse = Type.Object({

@@ -1,6 +1,6 @@
 // Journal manifests and public journal events.
 import { Type } from 'typebox';
-import { Base58Address, Base64, Hex32, Timestamp } from './common.ts';
+import { Base58Address, Base64, Hex32, PageLimit, Timestamp } from './common.ts';
 
 export const Manifest = Type.Object({
   version: Type.Integer({ description: 'format version, 1' }),
@@ -21,7 +21,7 @@ export const ManifestParams = Type.Object({ manifestHash: Hex32 });
 
 export const EventsQuery = Type.Object({
   afterSeq: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'return events with a larger seq' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: PageLimit,
 });
 
 export const JournalEvent = Type.Object({

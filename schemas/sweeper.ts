@@ -21,7 +21,9 @@ export const Ticket = Type.Object(
     columns: Type.Integer(),
     rows: Type.Integer(),
     choices: Type.Array(Type.Object({ row: Nullable(Type.Integer()), column: Nullable(Type.Integer()), safe: Nullable(Type.Boolean()) })),
-    resultColumns: Type.Array(Nullable(Type.Integer()), { description: 'the mine column of each played row' }),
+    resultColumns: Type.Optional(
+      Type.Array(Nullable(Type.Integer()), { description: 'the mine column of each played row; absent until a row is revealed, always there once ended' }),
+    ),
     serverSeedHash: Type.String(),
     createdAt: Timestamp,
     endedAt: Type.Optional(Timestamp),

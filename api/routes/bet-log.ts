@@ -1,7 +1,7 @@
 // Public bet-log reads: anchored commits, consistency proofs between committed sizes, and log entries.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { responses } from '../../schemas/common.ts';
+import { pageSize, responses } from '../../schemas/common.ts';
 import { CommitsQuery, CommitsResponse, ConsistencyQuery, ConsistencyResponse, EntriesQuery, EntriesResponse } from '../../schemas/anchor.ts';
 import { ApiError } from '../../schemas/errors.ts';
 import { AnchorStore, type CommitRecord } from '../../store/anchor-store.ts';
@@ -21,7 +21,7 @@ export default async function betLogRoutes(fastify: FastifyInstance) {
     '/protocol/v1/bet-log/commits',
     { schema: { ...meta, summary: 'Anchored commits, oldest first', querystring: CommitsQuery, response: responses({ 200: CommitsResponse }) } },
     async (request) => {
-      const limit = request.query.limit ?? 100;
+      const limit = pageSize(request.query.limit);
       const [commits, committedSize] = await Promise.all([store.commits(request.query.afterEntryCount ?? 0, limit), store.committedSize()]);
       const last = commits[commits.length - 1];
       return { commits: commits.map(view), committedSize, nextAfterEntryCount: commits.length === limit && last ? last.entryCount : null };
@@ -46,7 +46,7 @@ export default async function betLogRoutes(fastify: FastifyInstance) {
     { schema: { ...meta, summary: 'Bet-log entries (leaf hash and receipt id) by index', querystring: EntriesQuery, response: responses({ 200: EntriesResponse }) } },
     async (request) => {
       const from = request.query.from ?? 0;
-      const limit = request.query.limit ?? 100;
+      const limit = pageSize(request.query.limit);
       const [items, size, committedSize] = await Promise.all([
         services.redis.lrange(services.keys.betLog(), from, from + limit - 1),
         services.redis.llen(services.keys.betLog()),

@@ -1,7 +1,7 @@
 // Public journal reads: the signed manifests (latest and by hash) and the events they cover.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { responses } from '../../schemas/common.ts';
+import { pageSize, responses } from '../../schemas/common.ts';
 import { EventsQuery, EventsResponse, ManifestParams, ManifestResponse } from '../../schemas/journal.ts';
 import { ApiError } from '../../schemas/errors.ts';
 import { ManifestStore } from '../../store/anchor-manifests.ts';
@@ -35,7 +35,7 @@ export default async function journalRoutes(fastify: FastifyInstance) {
     '/protocol/v1/journal/events',
     { schema: { ...meta, summary: 'Public journal events by seq, to recompute eventRoot', querystring: EventsQuery, response: responses({ 200: EventsResponse }) } },
     async (request) => {
-      const [events, lastSeq] = await Promise.all([store.eventsAfterSeq(request.query.afterSeq ?? 0, request.query.limit ?? 100), store.journalSeq()]);
+      const [events, lastSeq] = await Promise.all([store.eventsAfterSeq(request.query.afterSeq ?? 0, pageSize(request.query.limit)), store.journalSeq()]);
       return { events, lastSeq };
     },
   );

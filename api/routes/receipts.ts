@@ -11,7 +11,7 @@ export default async function receiptRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/receipts/:id',
-    { schema: { tags: ['receipts'], params: Type.Object({ id: Type.String({ maxLength: 200 }) }), response: responses({ 200: ReceiptResponse }) } },
+    { schema: { tags: ['receipts'], params: Type.Object({ id: Type.String() }), response: responses({ 200: ReceiptResponse }) } },
     async (request) => {
       const receipt = await readReceipt(app.services, request.params.id);
       if (!receipt) throw new ApiError('RECEIPT_NOT_FOUND', `No receipt with id ${request.params.id}`);

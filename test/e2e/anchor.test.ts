@@ -194,6 +194,11 @@ describe('public reads', () => {
     expect(eventRootHex(events.slice(0, genesis.eventCount))).toBe(genesis.eventRoot);
     const mid = (await http('GET', `${svc.api}/protocol/v1/journal/events?afterSeq=7&limit=2`)).body.events;
     expect(mid.map((e: { seq: number }) => e.seq)).toEqual([8, 9]);
+    // Empty values mean "not given", and a page larger than 1000 is served as 1000.
+    expect((await http('GET', `${svc.api}/protocol/v1/journal/events?afterSeq=&limit=3`)).body.events).toEqual(events.slice(0, 3));
+    expect((await http('GET', `${svc.api}/protocol/v1/journal/events?limit=5000`)).body.events).toEqual(events.slice(0, 1000));
+    expect((await http('GET', `${svc.api}/protocol/v1/bet-log/commits?afterEntryCount=&limit=5000`)).status).toBe(200);
+    expect((await http('GET', `${svc.api}/protocol/v1/journal/events?limit=0`)).body.error.code).toBe('INVALID_REQUEST');
     for (const p of players) expect(JSON.stringify(events)).not.toContain(p.address);
     expect((await http('GET', `${svc.api}/protocol/v1/journal/manifests/${'0'.repeat(64)}`)).status).toBe(404);
   });

@@ -180,6 +180,10 @@ describe('wallet errors', () => {
     expect(c.walletAddress).toBe(kp.publicKey);
     expect(c.message).toContain(kp.publicKey);
     expect(c.message).toContain(`Nonce: ${c.nonce}`);
+    // Sign-In With Solana layout, naming the host the client reached (the service listens on a free port).
+    const host = new URL(svc.api).host;
+    expect(c.message.split('\n').slice(0, 2)).toEqual([`${host} wants you to sign in with your Solana account:`, kp.publicKey]);
+    expect(c.message).toContain(`\nURI: http://${host}\n`);
     const ttl = Date.parse(c.expiresAt) - Date.now();
     expect(ttl).toBeGreaterThan(4 * 60_000);
     expect(ttl).toBeLessThanOrEqual(5 * 60_000);
@@ -228,7 +232,7 @@ describe('generic errors', () => {
     const bad = await http('GET', `${svc.api}/receipts/%E0%A4%A`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('INVALID_REQUEST');
-    for (const length of [150, 700]) {
+    for (const length of [150, 300, 512, 700]) {
       const res = await http('GET', `${svc.api}/receipts/${'a'.repeat(length)}`);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('RECEIPT_NOT_FOUND');

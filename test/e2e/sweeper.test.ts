@@ -62,6 +62,9 @@ describe('full games', () => {
     const open = await player.openTicket('medium', 2);
     expect(open.status).toBe(200);
     expect(open.body.ticket).toMatchObject({ status: 'running', mode: 'medium', betAmount: 2, rowsWon: 0, payout: 0, choices: [], serverSeedHash: config.rngChainHead });
+    // resultColumns and endedAt appear as rows are revealed and the ticket ends (contract), not at open.
+    expect(open.body.ticket).not.toHaveProperty('resultColumns');
+    expect(open.body.ticket).not.toHaveProperty('endedAt');
     expect(open.body.player.balance).toBe(18);
     const ticketId = open.body.ticket.id;
     const logBefore = await betLogLength();
