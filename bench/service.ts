@@ -12,6 +12,8 @@ export interface BenchService {
   pid: number;
   /** Peak resident set (VmHWM) of the service process, in MB. */
   peakRssMb(): number;
+  /** CPU time (user + system) used so far by the main process and by its API processes, in ms. */
+  cpuMs(): { main: number; api: number };
   stop(): Promise<void>;
 }
 
@@ -20,6 +22,12 @@ function processTree(pid: number): number[] {
     readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
   );
   return [pid, ...children.flatMap(processTree)];
+}
+
+const CLOCK_TICKS_PER_MS = 0.1; // USER_HZ is 100 on Linux
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_MS;
 }
 
 const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
@@ -71,6 +79,10 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
         total += Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
       }
       return total;
+    },
+    cpuMs() {
+      const [main, ...api] = processTree(child.pid!).map(cpuMsOf);
+      return { main: main ?? 0, api: api.reduce((a, b) => a + b, 0) };
     },
     async stop() {
       child.kill('SIGTERM');
