@@ -1,6 +1,6 @@
 // Bet-log anchoring reads: commits, consistency proofs, log entries, and the player's state proof.
 import { Type } from 'typebox';
-import { Base58Address, Hex32, PageLimit, Timestamp } from './common.ts';
+import { Base58Address, Hex32, PageLimit, QueryInt, Timestamp } from './common.ts';
 
 const Micro = Type.String({ pattern: '^(0|[1-9][0-9]{0,19})$', description: 'micro-USDC, decimal string' });
 const Index = (description: string) => Type.Integer({ minimum: 0, description });
@@ -24,7 +24,7 @@ export const Commit = Type.Object({
 });
 
 export const CommitsQuery = Type.Object({
-  afterEntryCount: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'list commits of larger sizes' })),
+  afterEntryCount: Type.Optional(QueryInt({ minimum: 0, default: 0, description: 'list commits of larger sizes' })),
   limit: PageLimit,
 });
 
@@ -35,8 +35,8 @@ export const CommitsResponse = Type.Object({
 });
 
 export const ConsistencyQuery = Type.Object({
-  from: Type.Integer({ minimum: 1, description: 'a committed size' }),
-  to: Type.Integer({ minimum: 1, description: 'a committed size, at least from' }),
+  from: QueryInt({ minimum: 1, description: 'a committed size' }),
+  to: QueryInt({ minimum: 1, description: 'a committed size, at least from' }),
 });
 
 export const ConsistencyResponse = Type.Object({
@@ -48,7 +48,7 @@ export const ConsistencyResponse = Type.Object({
 });
 
 export const EntriesQuery = Type.Object({
-  from: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'first entry index' })),
+  from: Type.Optional(QueryInt({ minimum: 0, default: 0, description: 'first entry index' })),
   limit: PageLimit,
 });
 

@@ -8,9 +8,16 @@ export const Base64 = Type.String({ description: 'base64' });
 export const Timestamp = Type.String({ description: 'ISO 8601 timestamp' });
 export const Amount = Type.Number({ description: 'decimal USDC amount (6 decimals at most)' });
 /** Amounts are validated by the handler so that bad ones get INVALID_BET_AMOUNT, not a schema error. */
+/**
+ * An integer read from a query string. Ajv's type coercion turns "1e309" into Infinity and lets it through
+ * as an integer, so the bound is explicit.
+ */
+export const QueryInt = (options: { minimum: number; default?: number; description?: string }) =>
+  Type.Integer({ maximum: Number.MAX_SAFE_INTEGER, ...options });
+
 export const MAX_PAGE = 1000;
 /** A page size; anything above MAX_PAGE is served as MAX_PAGE (see `pageSize`). */
-export const PageLimit = Type.Optional(Type.Integer({ minimum: 1, default: 100, description: `page size, at most ${MAX_PAGE} (larger asks get ${MAX_PAGE})` }));
+export const PageLimit = Type.Optional(QueryInt({ minimum: 1, default: 100, description: `page size, at most ${MAX_PAGE} (larger asks get ${MAX_PAGE})` }));
 export const pageSize = (limit: number | undefined): number => Math.min(limit ?? 100, MAX_PAGE);
 export const AmountInput = Type.Unknown({ description: 'positive decimal USDC amount (a JSON number), at most 6 decimals' });
 

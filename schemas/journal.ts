@@ -1,6 +1,6 @@
 // Journal manifests and public journal events.
 import { Type } from 'typebox';
-import { Base58Address, Base64, Hex32, PageLimit, Timestamp } from './common.ts';
+import { Base58Address, Base64, Hex32, PageLimit, QueryInt, Timestamp } from './common.ts';
 
 export const Manifest = Type.Object({
   version: Type.Integer({ description: 'format version, 1' }),
@@ -20,7 +20,7 @@ export const ManifestResponse = Type.Object({ manifest: Manifest });
 export const ManifestParams = Type.Object({ manifestHash: Hex32 });
 
 export const EventsQuery = Type.Object({
-  afterSeq: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'return events with a larger seq' })),
+  afterSeq: Type.Optional(QueryInt({ minimum: 0, default: 0, description: 'return events with a larger seq' })),
   limit: PageLimit,
 });
 

@@ -199,6 +199,11 @@ describe('public reads', () => {
     expect((await http('GET', `${svc.api}/protocol/v1/journal/events?limit=5000`)).body.events).toEqual(events.slice(0, 1000));
     expect((await http('GET', `${svc.api}/protocol/v1/bet-log/commits?afterEntryCount=&limit=5000`)).status).toBe(200);
     expect((await http('GET', `${svc.api}/protocol/v1/journal/events?limit=0`)).body.error.code).toBe('INVALID_REQUEST');
+    // Query coercion would read 1e309 as Infinity; it is refused like any other non-integer.
+    for (const q of ['bet-log/entries?from=1e309', 'journal/events?afterSeq=1e309', 'bet-log/commits?afterEntryCount=9007199254740993', 'bet-log/consistency?from=1&to=1e309']) {
+      const res = await http('GET', `${svc.api}/protocol/v1/${q}`);
+      expect([res.status, res.body.error.code], q).toEqual([400, 'INVALID_REQUEST']);
+    }
     for (const p of players) expect(JSON.stringify(events)).not.toContain(p.address);
     expect((await http('GET', `${svc.api}/protocol/v1/journal/manifests/${'0'.repeat(64)}`)).status).toBe(404);
   });
