@@ -5,6 +5,8 @@ import { settleDiceBet } from '../games/dice.ts';
 import { settleSweeperTurn } from '../games/sweeper.ts';
 import { verifyCommitment } from '../protocol/commitment.ts';
 import type { BetRecord } from '../store/bets.ts';
+import { tailAddress } from '../indexer/tail.ts';
+import { tailDeps } from '../indexer/deps.ts';
 
 export type DeadlineSettler = (services: Services, bet: BetRecord, clientSeedRaw: string | null) => Promise<void>;
 
@@ -17,6 +19,11 @@ const settlers: Record<string, DeadlineSettler> = {
   },
 };
 
+async function knownSeed(services: Services, bet: BetRecord): Promise<string | null> {
+  const stored = await services.bets.recoverySeed(bet.hash);
+  return stored && verifyCommitment(stored, bet.commitment) ? stored : null;
+}
+
 /** @returns how many bets were settled */
 export async function settleDueBets(services: Services, limit = 200): Promise<number> {
   const due = await services.bets.dueBets(services.now().getTime(), limit);
@@ -27,12 +34,20 @@ export async function settleDueBets(services: Services, limit = 200): Promise<nu
       await services.redis.zrem(services.keys.deadlines(), hash);
       continue;
     }
-    const stored = await services.bets.recoverySeed(hash);
-    const seed = stored && verifyCommitment(stored, bet.commitment) ? stored : null;
     const settle = settlers[bet.game];
     if (!settle) continue;
     try {
-      await settle(services, bet, seed);
+      // Before settling without a seed, read the wallet's own transactions: a `pfws:v1:reveal` memo
+      // there settles the bet with its seed (the indexer only follows wallets now and then).
+      if (!(await knownSeed(services, bet))) {
+        await tailAddress(tailDeps(services), bet.wallet);
+        const after = await services.bets.bet(hash);
+        if (!after || after.state === 'settled') {
+          settled++;
+          continue;
+        }
+      }
+      await settle(services, bet, await knownSeed(services, bet));
       settled++;
     } catch (err) {
       services.logger.error({ err, betPayloadHash: hash }, 'deadline settlement failed');

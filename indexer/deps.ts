@@ -13,5 +13,6 @@ export function tailDeps(services: Services): TailDeps {
     commitment: services.config.INDEXER_COMMITMENT,
     now: services.now,
     onReveal: (reveal) => applyWalletReveal(services, reveal),
+    waitingWallets: (committedBeforeMs) => services.bets.waitingWallets(committedBeforeMs, services.config.REVEAL_DEADLINE_MS, 100),
   };
 }

@@ -1,10 +1,13 @@
-// The indexer role: a single leader (Redis lease) tails the vault and the recently active wallets.
+// The indexer role: a single leader (Redis lease) tails the vault, the recently active wallets, and the
+// wallets whose bets wait for a reveal (a wallet may reveal on-chain with a memo that never touches the vault).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { tailAddress, type TailDeps } from './tail.ts';
 
 const LEASE_MS = 15_000;
 const WATCH_WINDOW_MS = 15 * 60_000;
+// A reveal through the API takes milliseconds; a bet still waiting after this may be revealed by memo.
+const REVEAL_GRACE_MS = 30_000;
 // The vault is tailed every tick; recently active wallets (memo-only setups and revokes) every few ticks.
 const WALLET_EVERY_TICKS = 5;
 
@@ -66,13 +69,21 @@ export class Indexer {
     return this.#leader;
   }
 
+  async #walletsToTail(watchKey: string): Promise<string[]> {
+    const [watched, waiting] = await Promise.all([
+      this.deps.redis.zrange(watchKey, '0', '-1'),
+      this.deps.waitingWallets?.(this.deps.now().getTime() - REVEAL_GRACE_MS) ?? [],
+    ]);
+    return [...new Set([...watched, ...waiting])];
+  }
+
   async #tick(): Promise<void> {
     try {
       if (!(await this.#holdLease())) return;
       const active = () => !this.#stopped && this.#leader;
       const watchKey = this.deps.keys.watchedWallets();
       await this.deps.redis.zremrangebyscore(watchKey, 0, Date.now() - WATCH_WINDOW_MS);
-      const wallets = this.#ticks++ % WALLET_EVERY_TICKS === 0 ? await this.deps.redis.zrange(watchKey, '0', '-1') : [];
+      const wallets = this.#ticks++ % WALLET_EVERY_TICKS === 0 ? await this.#walletsToTail(watchKey) : [];
       const targets = [this.deps.ctx.vaultTokenAccount, ...wallets];
       for (const target of targets) {
         if (!active()) break;

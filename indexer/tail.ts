@@ -18,6 +18,8 @@ export interface TailDeps {
   commitment: 'confirmed' | 'finalized';
   now: () => Date;
   onReveal?: (reveal: WalletReveal) => Promise<void>;
+  /** Wallets with a bet committed before `committedBeforeMs` and not revealed: their reveal may be a memo. */
+  waitingWallets?: (committedBeforeMs: number) => Promise<string[]>;
 }
 
 /** Applies every item of one transaction; safe to repeat, since each item is keyed. */

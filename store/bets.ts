@@ -227,6 +227,13 @@ export class BetStore {
     return this.redis.smembers(this.keys.pendingBets(wallet));
   }
 
+  /** Wallets whose bets were committed before `committedBeforeMs` and still wait for their reveal, oldest first. */
+  async waitingWallets(committedBeforeMs: number, revealDeadlineMs: number, limit: number): Promise<string[]> {
+    const hashes = await this.redis.zrangebyscore(this.keys.deadlines(), '-inf', String(committedBeforeMs + revealDeadlineMs), 'LIMIT', 0, limit);
+    const wallets = await Promise.all(hashes.map((h) => this.redis.hget(this.keys.bet(h), 'wallet')));
+    return [...new Set(wallets.filter((w): w is string => !!w))];
+  }
+
   async dueBets(nowMs: number, limit: number): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.deadlines(), '-inf', String(nowMs), 'LIMIT', 0, limit);
   }

@@ -50,34 +50,89 @@ describe('RNG chain rollover', () => {
   });
 });
 
+/** Posts `pfws:v1:reveal:<hash>:<seed>`, signed by the wallet alone, straight to the chain. */
+async function sendRevealMemo(service: TestService, player: Player, betPayloadHash: string, clientSeedRaw: string): Promise<void> {
+  const rpc = createSolanaRpc(service.rpcUrl);
+  const { value: blockhash } = await rpc.getLatestBlockhash().send();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(player.signer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+    (m) => appendTransactionMessageInstructions([memoInstruction(`pfws:v1:reveal:${betPayloadHash}:${clientSeedRaw}`, [player.signer])], m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send();
+}
+
+async function receiptOf(service: TestService, betPayloadHash: string, poll: () => Promise<unknown> = async () => {}, tries = 200): Promise<any> {
+  for (let i = 0; i < tries; i++) {
+    await poll();
+    const res = await http('GET', `${service.api}/receipts/dice_${betPayloadHash.slice(0, 32)}`);
+    if (res.status === 200) return res.body.receipt;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return null;
+}
+
+/** A committed bet, its reveal memo on-chain, and the wallet no longer in the indexer's recently-active set. */
+async function betRevealedOnChainOnly(service: TestService) {
+  const player = await new Player(service.api, service.rpcUrl).onboard(20);
+  const p = await player.prepareDice({ wager: 1, target: 60 });
+  expect((await player.commitDice(p.res.body)).status).toBe(200);
+  await service.services.redis.zrem(service.services.keys.watchedWallets(), player.address);
+  await sendRevealMemo(service, player, p.res.body.betPayloadHash, p.clientSeedRaw);
+  return { player, betPayloadHash: p.res.body.betPayloadHash as string, clientSeedRaw: p.clientSeedRaw };
+}
+
 describe('wallet reveal memo', () => {
   it('a pfws:v1:reveal memo signed by the wallet settles its committed bet', async () => {
     const player = await new Player(svc.api, svc.rpcUrl).onboard(20);
     const p = await player.prepareDice({ wager: 1, target: 60 });
     const c = await player.commitDice(p.res.body);
     expect(c.status).toBe(200);
-    const rpc = createSolanaRpc(svc.rpcUrl);
-    const { value: blockhash } = await rpc.getLatestBlockhash().send();
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(player.signer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-      (m) => appendTransactionMessageInstructions([memoInstruction(`pfws:v1:reveal:${p.res.body.betPayloadHash}:${p.clientSeedRaw}`, [player.signer])], m),
-    );
-    const signed = await signTransactionMessageWithSigners(message);
-    await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send();
-    const receiptId = `dice_${p.res.body.betPayloadHash.slice(0, 32)}`;
-    let receipt: any = null;
-    for (let i = 0; i < 100 && !receipt; i++) {
-      await player.post('/protocol/v1/player/sync');
-      const res = await http('GET', `${svc.api}/receipts/${receiptId}`);
-      if (res.status === 200) receipt = res.body.receipt;
-      else await new Promise((r) => setTimeout(r, 50));
-    }
+    await sendRevealMemo(svc, player, p.res.body.betPayloadHash, p.clientSeedRaw);
+    const receipt = await receiptOf(svc, p.res.body.betPayloadHash, () => player.post('/protocol/v1/player/sync'));
     expect(receipt).not.toBeNull();
     expect(receipt.proof.revealedVia).toBe('wallet-memo');
     expect(receipt.input.clientSeedRaw).toBe(p.clientSeedRaw);
     expect(['won', 'lost']).toContain(receipt.status);
     expect((await player.get('/protocol/v1/dice/session')).body.pendingBet).toBeNull();
+  });
+
+  it('at the deadline, a memo nobody synced still settles the bet with its seed, never as a forfeit', async () => {
+    // This service's indexer is idle; only the deadline pass can find the memo.
+    const { betPayloadHash, clientSeedRaw } = await betRevealedOnChainOnly(svc);
+    svc.clock.offsetMs = 24 * 3_600_000 + 1_000;
+    try {
+      const receipt = await receiptOf(svc, betPayloadHash);
+      expect(receipt.proof.revealedVia).toBe('wallet-memo');
+      expect(receipt.input.clientSeedRaw).toBe(clientSeedRaw);
+      expect(['won', 'lost']).toContain(receipt.status);
+    } finally {
+      svc.clock.offsetMs = 0;
+    }
+  });
+});
+
+describe('wallet reveal memo, indexer', () => {
+  let fast: TestService;
+  beforeAll(async () => {
+    fast = await startTestService({ INDEXER_POLL_MS: '100' });
+  });
+  afterAll(async () => fast?.cleanup());
+
+  it('follows the wallets of bets left waiting, so their reveal memos settle long before the deadline', async () => {
+    const { player, betPayloadHash, clientSeedRaw } = await betRevealedOnChainOnly(fast);
+    // Still within the grace a reveal through the API gets: nothing reads the memo yet.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await player.get('/protocol/v1/dice/session')).body.pendingBet?.status).toBe('awaiting_reveal');
+    fast.clock.offsetMs = 60_000;
+    try {
+      const receipt = await receiptOf(fast, betPayloadHash);
+      expect(receipt.proof.revealedVia).toBe('wallet-memo');
+      expect(receipt.input.clientSeedRaw).toBe(clientSeedRaw);
+    } finally {
+      fast.clock.offsetMs = 0;
+    }
   });
 });
