@@ -23,6 +23,7 @@ import stateProofRoutes from './routes/state-proof.ts';
 import sweeperRoutes from './routes/sweeper.ts';
 import { tailDeps } from '../indexer/deps.ts';
 import { ApiError } from '../schemas/errors.ts';
+import { trustProxyOf } from '../config/env.ts';
 
 // Bodies are JSON and must carry the right types: coercing `true` into "true" would turn a malformed body
 // into a different error. Query strings and path params are text, so they are coerced.
@@ -41,7 +42,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.logger.child({ role: 'api' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: true,
+    // Behind a proxy, its X-Forwarded-For names the client (rate limits); trusted only when configured.
+    trustProxy: trustProxyOf(services.config.TRUST_PROXY),
     routerOptions: { maxParamLength: 512 },
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -12,6 +12,11 @@ export const ConfigSchema = Type.Object({
   PORT: Int(0, 65535, 8080, 'API port'),
   HOST: Type.String({ default: '0.0.0.0', description: 'API bind address' }),
   PUBLIC_BASE_URL: Url('Public URL of the API, used in links and the wallet challenge'),
+  TRUST_PROXY: Type.String({
+    default: 'false',
+    pattern: '^(true|false|[0-9A-Fa-f.:/, ]+)$',
+    description: 'Trust X-Forwarded-* from: false, true (any peer), or proxy addresses/CIDRs (comma-separated)',
+  }),
   DATA_DIR: Type.String({ default: './data', minLength: 1, description: 'Local state: localnet snapshot and history, genesis, operator keys and RNG chains' }),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', pattern: '^rediss?://', description: 'Redis ledger' }),
   REDIS_PREFIX: Type.String({ default: 'pfws', pattern: '^[A-Za-z0-9_.-]{1,40}$', description: 'Prefix of every Redis key' }),
@@ -38,7 +43,7 @@ export const ConfigSchema = Type.Object({
   MANIFEST_MAX_EVENTS: Int(1, 1_000_000, 1_000, 'Sign a journal manifest at least every this many events'),
   MANIFEST_MAX_DELAY_MS: Int(50, 3_600_000, 2_000, 'Sign a journal manifest at least this often'),
   INDEXER_POLL_MS: Int(50, 60_000, 1_000, 'Indexer polling interval'),
-  INDEXER_COMMITMENT: Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { default: 'confirmed' }),
+  INDEXER_COMMITMENT: Type.Optional(Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { description: 'confirmed on localnet, finalized otherwise' })),
   API_WORKERS: Int(0, 64, 2, 'API processes sharing PORT (node:cluster); 0 or 1 serves the API in the main process'),
   RATE_LIMIT_MAX: Int(1, 10_000_000, 2_000, 'Requests per RATE_LIMIT_WINDOW_MS per wallet or IP'),
   RATE_LIMIT_WINDOW_MS: Int(100, 3_600_000, 10_000, 'Rate limit window'),
@@ -48,7 +53,8 @@ export const ConfigSchema = Type.Object({
 export type RawConfig = Static<typeof ConfigSchema>;
 export type Role = 'api' | 'indexer' | 'worker';
 
-export interface Config extends RawConfig {
+export interface Config extends Omit<RawConfig, 'INDEXER_COMMITMENT'> {
+  INDEXER_COMMITMENT: 'confirmed' | 'finalized';
   roles: Role[];
   localnet: boolean;
   cluster: 'localnet' | 'devnet' | 'testnet' | 'mainnet-beta';
@@ -76,6 +82,9 @@ export function parseRoles(argv: readonly string[]): Role[] {
   }
   return roles.length ? roles : [...ROLES];
 }
+
+/** Fastify's `trustProxy` from TRUST_PROXY. */
+export const trustProxyOf = (value: string): boolean | string => (value === 'true' || value === 'false' ? value === 'true' : value);
 
 /**
  * Builds the config from an environment.
@@ -111,6 +120,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     roles,
     localnet,
     cluster: parsed.CLUSTER ?? (localnet ? 'localnet' : 'mainnet-beta'),
+    // Credits and anchors follow the chain at this level; a real cluster's confirmed blocks can still be dropped.
+    INDEXER_COMMITMENT: parsed.INDEXER_COMMITMENT ?? (localnet ? 'confirmed' : 'finalized'),
     dataDir,
     keysDir: path.resolve(parsed.KEYS_DIR ?? path.join(dataDir, 'keys')),
   };

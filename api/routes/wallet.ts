@@ -1,5 +1,6 @@
 // Wallet sign-in: a Sign-In With Solana style challenge, then a bearer session.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../schemas/errors.ts';
 import { responses } from '../../schemas/common.ts';
@@ -17,14 +18,13 @@ export function isWalletAddress(value: string): boolean {
 }
 
 const NONCE_RE = /^Nonce: ([0-9a-f]{32})$/m;
-const HOST_RE = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 export default async function walletRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { config, now } = app.services;
-  // Without PUBLIC_BASE_URL the message names the host the client reached (PORT may be 0, or mapped).
-  const publicUrlOf = (request: FastifyRequest) =>
-    config.PUBLIC_BASE_URL ?? (HOST_RE.test(request.host) ? `${request.protocol}://${request.host}` : `http://localhost:${config.PORT}`);
+  // Never the request's Host: a phishing site could have the message name its own domain. Without
+  // PUBLIC_BASE_URL it names this server on the port it really listens on (PORT may be 0).
+  const publicUrl = () => config.PUBLIC_BASE_URL ?? `http://localhost:${(app.server.address() as AddressInfo | null)?.port ?? config.PORT}`;
 
   app.get(
     '/wallet/challenge',
@@ -39,15 +39,15 @@ export default async function walletRoutes(fastify: FastifyInstance) {
       const issued = now();
       const expires = new Date(issued.getTime() + config.CHALLENGE_TTL_MS);
       const nonce = app.authStore.newNonce();
-      const publicUrl = publicUrlOf(request);
-      const domain = new URL(publicUrl).host;
+      const url = publicUrl();
+      const domain = new URL(url).host;
       const message = [
         `${domain} wants you to sign in with your Solana account:`,
         wallet,
         '',
         'Sign in to the provably-fair wagering service (Protocol V1).',
         '',
-        `URI: ${publicUrl}`,
+        `URI: ${url}`,
         'Version: 1',
         `Chain ID: ${config.cluster}`,
         `Nonce: ${nonce}`,

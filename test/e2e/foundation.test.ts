@@ -180,10 +180,13 @@ describe('wallet errors', () => {
     expect(c.walletAddress).toBe(kp.publicKey);
     expect(c.message).toContain(kp.publicKey);
     expect(c.message).toContain(`Nonce: ${c.nonce}`);
-    // Sign-In With Solana layout, naming the host the client reached (the service listens on a free port).
-    const host = new URL(svc.api).host;
+    // Sign-In With Solana layout, naming this server on the port it listens on (a free one here), and never
+    // a host the request claims: a phishing site must not get a message with its own domain in it.
+    const host = `localhost:${new URL(svc.api).port}`;
     expect(c.message.split('\n').slice(0, 2)).toEqual([`${host} wants you to sign in with your Solana account:`, kp.publicKey]);
     expect(c.message).toContain(`\nURI: http://${host}\n`);
+    const spoofed = await fetch(`${svc.api}/wallet/challenge?wallet=${kp.publicKey}`, { headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+    expect(((await spoofed.json()) as { message: string }).message).toMatch(new RegExp(`^${host} wants you`));
     const ttl = Date.parse(c.expiresAt) - Date.now();
     expect(ttl).toBeGreaterThan(4 * 60_000);
     expect(ttl).toBeLessThanOrEqual(5 * 60_000);
@@ -278,6 +281,10 @@ describe('generic errors', () => {
       // Made-up bearer tokens do not open a fresh budget.
       const bogus = await http('GET', `${limited.api}/house`, undefined, 'made-up-token');
       expect(bogus.status).toBe(429);
+      // Nor does a made-up X-Forwarded-For: no proxy is trusted unless TRUST_PROXY names one.
+      for (const ip of ['203.0.113.7', '198.51.100.9']) {
+        expect((await fetch(`${limited.api}/house`, { headers: { 'x-forwarded-for': ip } })).status).toBe(429);
+      }
     } finally {
       await limited.cleanup();
     }

@@ -90,6 +90,7 @@ describe('config', () => {
       [{ ANCHOR_MAX_ENTRIES: '0' }, /ANCHOR_MAX_ENTRIES="0"/],
       [{ SOLANA_RPC_URL: 'https://rpc.example' }, /USDC_MINT is required/],
       [{ SOLANA_RPC_URL: 'https://rpc.example', USDC_MINT: 'not-base58!' }, /USDC_MINT/],
+      [{ TRUST_PROXY: 'yes please' }, /TRUST_PROXY="yes please"/],
     ];
     for (const [env, message] of cases) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
@@ -99,7 +100,14 @@ describe('config', () => {
 
   it('embedded defaults with nothing set', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ PORT: 8080, REDIS_URL: 'redis://127.0.0.1:6379', localnet: true, cluster: 'localnet', roles: ['api', 'indexer', 'worker'] });
+    expect(config).toMatchObject({
+      PORT: 8080, REDIS_URL: 'redis://127.0.0.1:6379', localnet: true, cluster: 'localnet', roles: ['api', 'indexer', 'worker'],
+      INDEXER_COMMITMENT: 'confirmed', TRUST_PROXY: 'false',
+    });
+    // Against a real cluster, credits and anchors wait for finalized blocks unless told otherwise.
+    const keys = { USDC_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', LP_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', KEYS_DIR: '/keys' };
+    expect(loadConfig({ SOLANA_RPC_URL: 'https://rpc.example', ...keys }).INDEXER_COMMITMENT).toBe('finalized');
+    expect(loadConfig({ SOLANA_RPC_URL: 'https://rpc.example', INDEXER_COMMITMENT: 'confirmed', ...keys }).INDEXER_COMMITMENT).toBe('confirmed');
   });
 
   it('reads --role in every spelling and refuses an unknown one', () => {
