@@ -14,8 +14,13 @@ if kind == 'deposit' then
 elseif kind == 'setup' or kind == 'revoke' then
   local slot = tonumber(ARGV[5])
   local current = redis.call('HGET', KEYS[3], ARGV[4])
-  -- An older memo seen late never overrides a newer one.
-  if current and tonumber(cjson.decode(current).slot) > slot then return 1 end
+  if current then
+    current = cjson.decode(current)
+    -- An older memo seen late never overrides a newer one. Within one slot the order of transactions is
+    -- not known here (the vault and the wallet are tailed apart), so a revocation wins the tie.
+    local currentSlot = tonumber(current.slot)
+    if currentSlot > slot or (currentSlot == slot and current.status == 'revoked' and kind == 'setup') then return 1 end
+  end
   local status = 'active'
   if kind == 'revoke' then status = 'revoked' end
   redis.call('HSET', KEYS[3], ARGV[4], cjson.encode({ status = status, slot = slot, signature = ARGV[6], at = at }))

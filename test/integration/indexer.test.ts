@@ -161,6 +161,27 @@ describe('attacks are never credited', () => {
   });
 });
 
+describe('key authorizations', () => {
+  it('apply in slot order whatever order they are seen in, and a revocation wins within one slot', async () => {
+    const wallet = newKeypair().publicKey;
+    const key = newKeypair().publicKey;
+    const status = async () => (await svc.services.ledger.sessionKey(wallet, key))?.status;
+    const item = (kind: 'setup' | 'revoke', slot: number, n: number) => ({ key: `test-${wallet}-${n}`, kind, signature: `sig${n}`, slot, wallet, sessionPubkey: key });
+    const at = new Date().toISOString();
+    await svc.services.ledger.applyChainItem(item('setup', 10, 1), at);
+    expect(await status()).toBe('active');
+    await svc.services.ledger.applyChainItem(item('revoke', 20, 2), at);
+    await svc.services.ledger.applyChainItem(item('setup', 15, 3), at); // older, seen late
+    expect(await status()).toBe('revoked');
+    await svc.services.ledger.applyChainItem(item('setup', 20, 4), at); // same slot as the revocation
+    expect(await status()).toBe('revoked');
+    await svc.services.ledger.applyChainItem(item('setup', 21, 5), at);
+    expect(await status()).toBe('active');
+    await svc.services.ledger.applyChainItem(item('revoke', 21, 6), at); // same slot, seen after the setup
+    expect(await status()).toBe('revoked');
+  });
+});
+
 describe('leadership', () => {
   it('only one indexer holds the lease', async () => {
     const { Indexer } = await import('../../indexer/indexer.ts');
