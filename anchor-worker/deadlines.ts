@@ -28,6 +28,7 @@ async function knownSeed(services: Services, bet: BetRecord): Promise<string | n
 export async function settleDueBets(services: Services, limit = 200): Promise<number> {
   const due = await services.bets.dueBets(services.now().getTime(), limit);
   let settled = 0;
+  let chainUnreadable = false;
   for (const hash of due) {
     const bet = await services.bets.bet(hash);
     if (!bet || bet.state === 'settled') {
@@ -36,17 +37,23 @@ export async function settleDueBets(services: Services, limit = 200): Promise<nu
     }
     const settle = settlers[bet.game];
     if (!settle) continue;
-    try {
-      // Before settling without a seed, read the wallet's own transactions: a `pfws:v1:reveal` memo
-      // there settles the bet with its seed (the indexer only follows wallets now and then).
-      if (!(await knownSeed(services, bet))) {
+    // Before settling without a seed, read the wallet's own transactions: a `pfws:v1:reveal` memo there
+    // settles the bet with its seed. A bet whose wallet cannot be read waits for a later pass.
+    if (!(await knownSeed(services, bet))) {
+      try {
         await tailAddress(tailDeps(services), bet.wallet);
-        const after = await services.bets.bet(hash);
-        if (!after || after.state === 'settled') {
-          settled++;
-          continue;
-        }
+      } catch (err) {
+        if (!chainUnreadable) services.logger.warn({ err, wallet: bet.wallet }, 'deadlines: cannot read a wallet\'s reveal memos; retrying next pass');
+        chainUnreadable = true;
+        continue;
       }
+      const after = await services.bets.bet(hash);
+      if (!after || after.state === 'settled') {
+        settled++;
+        continue;
+      }
+    }
+    try {
       await settle(services, bet, await knownSeed(services, bet));
       settled++;
     } catch (err) {

@@ -18,6 +18,7 @@ import { memoInstruction } from '../../chain/memo.ts';
 import { ensureRngChains } from '../../anchor-worker/rng-heads.ts';
 import { verifyRngLink } from '../../protocol/rng-chain.ts';
 import { parseMemo } from '../../protocol/memo.ts';
+import { settleDueBets } from '../../anchor-worker/deadlines.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -111,6 +112,21 @@ describe('wallet reveal memo', () => {
     } finally {
       svc.clock.offsetMs = 0;
     }
+  });
+});
+
+describe('wallet reveal memo, chain unreadable at the deadline', () => {
+  it('a bet whose wallet cannot be read is not settled without its seed; the next pass settles it with the memo', async () => {
+    const { betPayloadHash, clientSeedRaw } = await betRevealedOnChainOnly(svc);
+    // This pass alone runs a day ahead; the service's own worker still sees the bet as not due.
+    const later = () => new Date(Date.now() + 24 * 3_600_000 + 1_000);
+    const blind = { ...svc.services, now: later, rpc: createSolanaRpc('http://127.0.0.1:1') } as typeof svc.services;
+    await settleDueBets(blind);
+    expect((await svc.services.bets.bet(betPayloadHash))?.state).toBe('committed');
+    expect(await settleDueBets({ ...svc.services, now: later })).toBeGreaterThanOrEqual(1);
+    const receipt = await receiptOf(svc, betPayloadHash);
+    expect(receipt.proof.revealedVia).toBe('wallet-memo');
+    expect(receipt.input.clientSeedRaw).toBe(clientSeedRaw);
   });
 });
 
