@@ -25,7 +25,9 @@ export function parseAmount(value: unknown): bigint {
  * @throws {AmountError} when the amount is not a finite non-negative number with at most 6 decimals
  */
 export function parseNonNegativeAmount(value: unknown): bigint {
-  if (typeof value !== 'number') throw new AmountError('amount must be a number');
+  // A decimal string is the exact form of an amount, so it is taken as it is written.
+  if (typeof value === 'string' && value.length <= 40) return parseDecimalAmount(value);
+  if (typeof value !== 'number') throw new AmountError('amount must be a number or a decimal string');
   if (!Number.isFinite(value)) throw new AmountError('amount must be finite');
   return parseDecimalAmount(expandExponent(String(value)));
 }

@@ -19,7 +19,7 @@ export const MAX_PAGE = 1000;
 /** A page size; anything above MAX_PAGE is served as MAX_PAGE (see `pageSize`). */
 export const PageLimit = Type.Optional(QueryInt({ minimum: 1, default: 100, description: `page size, at most ${MAX_PAGE} (larger asks get ${MAX_PAGE})` }));
 export const pageSize = (limit: number | undefined): number => Math.min(limit ?? 100, MAX_PAGE);
-export const AmountInput = Type.Unknown({ description: 'positive decimal USDC amount (a JSON number), at most 6 decimals' });
+export const AmountInput = Type.Unknown({ description: 'positive USDC amount, a JSON number or a decimal string ("2.5"), at most 6 decimals' });
 
 export const ErrorEnvelope = Type.Object(
   {

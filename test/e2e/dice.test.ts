@@ -98,13 +98,22 @@ describe('a dice bet, prepare → commit → reveal', () => {
   });
 });
 
+describe('amounts', () => {
+  it('a decimal string wager is taken exactly as written', async () => {
+    const player = await newPlayer(20);
+    const { res } = await player.prepareDice({ wager: '0.000123' });
+    expect(res.status).toBe(200);
+    expect(res.body.betPayload.wager).toBe('123');
+  });
+});
+
 describe('rejections change nothing', () => {
   it('INVALID_BET_AMOUNT for a non-positive, non-finite or over-precise wager', async () => {
     const player = await newPlayer(20);
     const missing = await player.post('/protocol/v1/dice/prepare', { commitment: player.newSeed().commitment, sessionPubkey: player.session.publicKey, direction: 'under', target: 50 });
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe('INVALID_BET_AMOUNT');
-    for (const wager of [0, -1, 1.0000001, 'abc', '1', null, true, {}]) {
+    for (const wager of [0, -1, 1.0000001, 'abc', 'Infinity', '-1', '0', '1.0000001', null, true, {}]) {
       const { res } = await player.prepareDice({ wager });
       expect(res.status, `wager ${JSON.stringify(wager)}`).toBe(400);
       expect(res.body.error.code).toBe('INVALID_BET_AMOUNT');

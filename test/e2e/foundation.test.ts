@@ -251,7 +251,7 @@ describe('generic errors', () => {
 
   it('the faucet refuses amounts the chain cannot take, without a 500', async () => {
     const kp = newKeypair();
-    for (const body of [{ wallet: kp.publicKey, sol: 1e-7 }, { wallet: kp.publicKey, sol: '1e400' }, { wallet: kp.publicKey, usdc: -1 }, { wallet: kp.publicKey, usdc: '5' }]) {
+    for (const body of [{ wallet: kp.publicKey, sol: 1e-7 }, { wallet: kp.publicKey, sol: '1e400' }, { wallet: kp.publicKey, usdc: -1 }, { wallet: kp.publicKey, usdc: 'five' }]) {
       const res = await http('POST', `${svc.api}/dev/faucet`, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('INVALID_REQUEST');

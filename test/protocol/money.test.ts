@@ -10,11 +10,14 @@ describe('money', () => {
     [123456.789012, 123_456_789_012n],
     [1e-6, 1n],
     [5e-5, 50n],
+    ['1', 1_000_000n],
+    ['2.25', 2_250_000n],
+    ['0.000001', 1n],
   ])('parses %s exactly', (input, micro) => {
     expect(parseAmount(input)).toBe(micro);
   });
 
-  it.each([0, -1, -0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e-7, 0.1 + 0.2, 1.0000001, 1e21, '1', '2.25', '1e3', '', 'abc', null, undefined, {}, true])(
+  it.each([0, -1, -0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e-7, 0.1 + 0.2, 1.0000001, 1e21, '1e3', '', 'abc', 'NaN', 'Infinity', '-1', ' 1', '0', '0.0000001', '1.', '.5', '0x10', '9'.repeat(41), null, undefined, {}, true])(
     'rejects %s',
     (input) => {
       expect(() => parseAmount(input)).toThrow(AmountError);
