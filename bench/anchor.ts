@@ -1,9 +1,12 @@
 // Anchoring benchmark: time from a dice bet's settlement to its receipt being anchored, p50 and p99,
-// while players keep betting. It reads only the public API, so it runs against any service.
-import { Player, http } from '../test/helpers/player.ts';
+// under the dice load (64 players betting as fast as they can). It reads only the public API.
+import { http } from '../test/helpers/player.ts';
+import { Timer, poolFor, runFor } from './client.ts';
+import { onboardPlayers } from './dice.ts';
+import type { BenchService } from './service.ts';
 
 export interface AnchorBenchOptions {
-  /** @defaultValue 8 */
+  /** @defaultValue 64 */
   players?: number;
   /** How long the players keep betting. @defaultValue 15000 */
   durationMs?: number;
@@ -16,8 +19,11 @@ interface Entries {
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-export async function benchAnchor(service: { api: string; rpcUrl: string }, options: AnchorBenchOptions = {}): Promise<Record<string, number>> {
-  const players = await Promise.all(Array.from({ length: options.players ?? 8 }, () => new Player(service.api, service.rpcUrl).onboard(500)));
+export async function benchAnchor(service: BenchService, options: AnchorBenchOptions = {}): Promise<Record<string, number>> {
+  const count = options.players ?? 64;
+  const players = await onboardPlayers(service, count, 1_000);
+  const { pool, apiPath } = poolFor(service.api, count);
+  for (const p of players) Object.assign(p, { pool, apiPath });
   const settledAt = new Map<string, number>();
   // When each committed size was first seen; receipts are filled right after their commit is recorded.
   const sizeSeenAt: [number, number][] = [];
@@ -33,15 +39,12 @@ export async function benchAnchor(service: { api: string; rpcUrl: string }, opti
     }
   })();
 
-  const until = Date.now() + (options.durationMs ?? 15_000);
-  await Promise.all(
-    players.map(async (p) => {
-      while (Date.now() < until) {
-        const { reveal } = await p.playDice({ wager: 0.5, target: 50 });
-        settledAt.set(reveal.receiptId, Date.parse(reveal.betLogEntry.settledAt));
-      }
-    }),
-  );
+  const timer = new Timer();
+  await runFor(count, options.durationMs ?? 15_000, async (worker) => {
+    const reveal = await players[worker]!.diceBet(timer);
+    settledAt.set(reveal.receiptId, Date.parse(reveal.betLogEntry.settledAt));
+  });
+  await pool.close();
   const { body } = await http<Entries & { size: number }>('GET', `${service.api}/protocol/v1/bet-log/entries?from=0&limit=1`);
   expected = body.size;
   betting = false;
@@ -58,15 +61,4 @@ export async function benchAnchor(service: { api: string; rpcUrl: string }, opti
   }
   lags.sort((a, b) => a - b);
   return { 'anchor.p50LagMs': percentile(lags, 50), 'anchor.p99LagMs': percentile(lags, 99) };
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { startTestService } = await import('../test/helpers/service.ts');
-  const svc = await startTestService({ RNG_CHAIN_LENGTH: '200000' });
-  try {
-    for (const [name, value] of Object.entries(await benchAnchor({ api: svc.api, rpcUrl: svc.rpcUrl }))) console.log(`${name.padEnd(24)} ${value}`);
-  } finally {
-    await svc.cleanup();
-  }
-  process.exit(0);
 }

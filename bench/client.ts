@@ -101,8 +101,8 @@ export class BenchPlayer {
     return out;
   }
 
-  /** One complete dice bet. */
-  async diceBet(timer: Timer): Promise<void> {
+  /** One complete dice bet; returns the reveal response. */
+  async diceBet(timer: Timer): Promise<{ receiptId: string; betLogEntry: { settledAt: string } }> {
     const { clientSeedRaw, commitment } = this.seed();
     const prepared = await this.step<any>(timer, 'prepare', '/protocol/v1/dice/prepare', {
       commitment, sessionPubkey: this.session.publicKey, direction: 'under', target: 49.5, wager: 0.01,
@@ -110,7 +110,7 @@ export class BenchPlayer {
     const commit = await this.step<any>(timer, 'commit', '/protocol/v1/dice/commit', {
       ...prepared, sessionSignature: this.session.sign(Buffer.from(prepared.betPayloadHash, 'hex')),
     });
-    await this.step(timer, 'reveal', '/protocol/v1/dice/reveal', {
+    return this.step(timer, 'reveal', '/protocol/v1/dice/reveal', {
       betPayloadHash: prepared.betPayloadHash, clientSeedRaw, sessionSignature: this.session.sign(Buffer.from(commit.ack.revealMessage)),
     });
   }

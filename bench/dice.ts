@@ -37,7 +37,9 @@ export async function benchDice(service: BenchService, levels = [1, 16, 64], dur
   for (const level of levels) {
     const timer = new Timer();
     const before = await cpuSample(service, redis);
-    const run = await runFor(level, durationMs, (worker) => players[worker]!.diceBet(timer));
+    const run = await runFor(level, durationMs, async (worker) => {
+      await players[worker]!.diceBet(timer);
+    });
     const after = await cpuSample(service, redis);
     if (level === Math.max(...levels) && run.done) {
       // Where each settled bet's CPU goes (µs): the load generator shares the machine, as the goal assumes.
