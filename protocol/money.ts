@@ -22,7 +22,7 @@ export function parseAmount(value: unknown): bigint {
 
 /**
  * Like {@link parseAmount} but accepts 0.
- * @throws {AmountError} when the amount is not a finite non-negative number with at most 6 decimals
+ * @throws {AmountError} when the amount is not a finite non-negative number, or a decimal string, with at most 6 decimals
  */
 export function parseNonNegativeAmount(value: unknown): bigint {
   // A decimal string is the exact form of an amount, so it is taken as it is written.

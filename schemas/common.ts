@@ -7,7 +7,6 @@ export const Hex32 = Type.String({ pattern: '^[0-9a-f]{64}$', description: '32 b
 export const Base64 = Type.String({ description: 'base64' });
 export const Timestamp = Type.String({ description: 'ISO 8601 timestamp' });
 export const Amount = Type.Number({ description: 'decimal USDC amount (6 decimals at most)' });
-/** Amounts are validated by the handler so that bad ones get INVALID_BET_AMOUNT, not a schema error. */
 /**
  * An integer read from a query string. Ajv's type coercion turns "1e309" into Infinity and lets it through
  * as an integer, so the bound is explicit.
@@ -19,6 +18,7 @@ export const MAX_PAGE = 1000;
 /** A page size; anything above MAX_PAGE is served as MAX_PAGE (see `pageSize`). */
 export const PageLimit = Type.Optional(QueryInt({ minimum: 1, default: 100, description: `page size, at most ${MAX_PAGE} (larger asks get ${MAX_PAGE})` }));
 export const pageSize = (limit: number | undefined): number => Math.min(limit ?? 100, MAX_PAGE);
+/** Amounts are validated by the handler so that bad ones get INVALID_BET_AMOUNT, not a schema error. */
 export const AmountInput = Type.Unknown({ description: 'positive USDC amount, a JSON number or a decimal string ("2.5"), at most 6 decimals' });
 
 export const ErrorEnvelope = Type.Object(
