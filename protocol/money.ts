@@ -10,9 +10,11 @@ export class AmountError extends Error {
 }
 
 /**
- * Parses an API amount (a JSON number) into micro-USDC, through its shortest decimal string.
- * @throws {AmountError} when the amount is not a finite positive number with at most 6 decimals
+ * Parses an API amount into micro-USDC: a JSON number through its shortest decimal string, or a decimal
+ * string as written.
+ * @throws {AmountError} when the amount is not a finite positive number, or a decimal string, with at most 6 decimals
  * @example parseAmount(1.5) // 1_500_000n
+ * @example parseAmount('0.000001') // 1n
  */
 export function parseAmount(value: unknown): bigint {
   const micro = parseNonNegativeAmount(value);
