@@ -57,29 +57,22 @@ function optU64(v: unknown, what: string): bigint | undefined {
 }
 
 // Length checks first: base58 decoding is quadratic, so a huge string must not reach it.
-function pubkey(s: string): string {
-  if (s.length > 44) throw invalidParams('Invalid param: WrongSize');
-  let bytes: Uint8Array;
-  try {
-    bytes = base58.decode(s);
-  } catch {
-    throw invalidParams('Invalid param: Invalid');
-  }
-  if (bytes.length !== 32) throw invalidParams('Invalid param: WrongSize');
-  return s;
+function base58Of(byteLength: number, maxChars: number) {
+  return (s: string): string => {
+    if (s.length > maxChars) throw invalidParams('Invalid param: WrongSize');
+    let bytes: Uint8Array;
+    try {
+      bytes = base58.decode(s);
+    } catch {
+      throw invalidParams('Invalid param: Invalid');
+    }
+    if (bytes.length !== byteLength) throw invalidParams('Invalid param: WrongSize');
+    return s;
+  };
 }
 
-function signature(s: string): string {
-  if (s.length > 88) throw invalidParams('Invalid param: WrongSize');
-  let bytes: Uint8Array;
-  try {
-    bytes = base58.decode(s);
-  } catch {
-    throw invalidParams('Invalid param: Invalid');
-  }
-  if (bytes.length !== 64) throw invalidParams('Invalid param: WrongSize');
-  return s;
-}
+const pubkey = base58Of(32, 44);
+const signature = base58Of(64, 88);
 
 function optString(c: Record<string, unknown>, key: string): string | undefined {
   const v = c[key];

@@ -26,35 +26,26 @@ export const isHex = (value: unknown, byteLength: number): value is string =>
 
 export const toBase64 = (bytes: Uint8Array): string => base64.encode(bytes);
 
-/** @throws {TypeError} when the input is not canonical padded base64 */
-export function fromBase64(text: string, expectedLength?: number): Uint8Array {
+function decodeAs(coder: { decode(text: string): Uint8Array }, name: string, text: string, expectedLength?: number): Uint8Array {
   let bytes: Uint8Array;
   try {
-    bytes = base64.decode(text);
+    bytes = coder.decode(text);
   } catch {
-    throw new TypeError('expected base64');
+    throw new TypeError(`expected ${name}`);
   }
   if (expectedLength !== undefined && bytes.length !== expectedLength) {
-    throw new TypeError(`expected ${expectedLength} bytes of base64`);
+    throw new TypeError(`expected ${expectedLength} bytes of ${name}`);
   }
   return bytes;
 }
+
+/** @throws {TypeError} when the input is not canonical padded base64 */
+export const fromBase64 = (text: string, expectedLength?: number): Uint8Array => decodeAs(base64, 'base64', text, expectedLength);
 
 export const toBase58 = (bytes: Uint8Array): string => base58.encode(bytes);
 
 /** @throws {TypeError} when the input is not base58 of the expected length */
-export function fromBase58(text: string, expectedLength?: number): Uint8Array {
-  let bytes: Uint8Array;
-  try {
-    bytes = base58.decode(text);
-  } catch {
-    throw new TypeError('expected base58');
-  }
-  if (expectedLength !== undefined && bytes.length !== expectedLength) {
-    throw new TypeError(`expected ${expectedLength} bytes of base58`);
-  }
-  return bytes;
-}
+export const fromBase58 = (text: string, expectedLength?: number): Uint8Array => decodeAs(base58, 'base58', text, expectedLength);
 
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   let length = 0;
