@@ -29,6 +29,7 @@ export async function settleDueBets(services: Services, limit = 200): Promise<nu
   const due = await services.bets.dueBets(services.now().getTime(), limit);
   let settled = 0;
   let chainUnreadable = false;
+  const chain = tailDeps(services);
   for (const hash of due) {
     const bet = await services.bets.bet(hash);
     if (!bet || bet.state === 'settled') {
@@ -39,9 +40,10 @@ export async function settleDueBets(services: Services, limit = 200): Promise<nu
     if (!settle) continue;
     // Before settling without a seed, read the wallet's own transactions: a `pfws:v1:reveal` memo there
     // settles the bet with its seed. A bet whose wallet cannot be read waits for a later pass.
-    if (!(await knownSeed(services, bet))) {
+    let seed = await knownSeed(services, bet);
+    if (!seed) {
       try {
-        await tailAddress(tailDeps(services), bet.wallet);
+        await tailAddress(chain, bet.wallet);
       } catch (err) {
         if (!chainUnreadable) services.logger.warn({ err, wallet: bet.wallet }, 'deadlines: cannot read a wallet\'s reveal memos; retrying next pass');
         chainUnreadable = true;
@@ -52,9 +54,10 @@ export async function settleDueBets(services: Services, limit = 200): Promise<nu
         settled++;
         continue;
       }
+      seed = await knownSeed(services, bet);
     }
     try {
-      await settle(services, bet, await knownSeed(services, bet));
+      await settle(services, bet, seed);
       settled++;
     } catch (err) {
       services.logger.error({ err, betPayloadHash: hash }, 'deadline settlement failed');
