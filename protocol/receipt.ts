@@ -1,0 +1,64 @@
+// What every receipt shares: ids, statuses, the anchor object and the bet-log leaf of its entry.
+// The per-game receipts are built in dice-receipt.ts and sweeper-receipt.ts, by the service and the verifier alike.
+import { canonicalize } from './jcs.ts';
+import { leafHash } from './merkle.ts';
+import { toHex, utf8 } from './encoding.ts';
+
+export const RECEIPT_VERSION = 1;
+export const DICE_GAME_ID = 'dice:protocol-v1';
+export const SWEEPER_GAME_ID = 'sweeper:protocol-v1';
+
+export type ReceiptStatus = 'won' | 'lost' | 'forfeited';
+
+/** Who submitted the play: server-owned metadata, never a client parameter. */
+export type PlaySource = 'api' | 'mcp';
+
+/** How the client seed of a turn became known. */
+export type RevealedVia = 'reveal' | 'recovery' | 'wallet-memo';
+
+/** A turn's client seed and how it came, or null when the deadline passed without one. */
+export interface SeedReveal {
+  clientSeedRaw: string;
+  /** The session key's signature over revealMessage; null when the seed came from recovery or a wallet memo. */
+  revealSignature: string | null;
+  via: RevealedVia;
+}
+
+export interface ReceiptAnchor {
+  status: 'pending_commit' | 'committed';
+  commitId: string;
+  commitSignature: string | null;
+  commitTransactionUrl: string | null;
+  commitAccount: string | null;
+  commitExplorerUrl: string | null;
+  betLogEntryHash: string;
+  betLogRoot: string | null;
+  betLogIndex: number | null;
+  betLogProof: string[];
+  entryCount: number | null;
+  stateRoot: string | null;
+}
+
+export const pendingAnchor = (betLogEntryHash: string): ReceiptAnchor => ({
+  status: 'pending_commit',
+  commitId: 'pending',
+  commitSignature: null,
+  commitTransactionUrl: null,
+  commitAccount: null,
+  commitExplorerUrl: null,
+  betLogEntryHash,
+  betLogRoot: null,
+  betLogIndex: null,
+  betLogProof: [],
+  entryCount: null,
+  stateRoot: null,
+});
+
+/**
+ * The bet-log leaf of an entry, `sha256(0x00 ‖ JCS(entry))`, hex.
+ * @throws {TypeError} when the entry has no canonical JSON form
+ */
+export const betLogLeafHex = (entry: unknown): string => toHex(leafHash(utf8(canonicalize(entry))));
+
+export const diceReceiptId = (betPayloadHash: string): string => `dice_${betPayloadHash.slice(0, 32)}`;
+export const sweeperReceiptId = (ticketId: string): string => `sweeper_${ticketId}`;

@@ -1,0 +1,174 @@
+// Sweeper turns and the ticket's receipt and bet-log entry, rebuilt from the turns' verifiable inputs alone:
+// the service settles through these functions, and a verifier rebuilds through them and compares the leaf.
+import type { Ack } from './ack.ts';
+import type { SweeperBetPayload } from './bet-payload.ts';
+import { microToNumber } from './money.ts';
+import { betLogLeafHex, pendingAnchor, SWEEPER_GAME_ID, sweeperReceiptId, type PlaySource, type ReceiptStatus } from './receipt.ts';
+import { SWEEPER_ROWS, sweeperMineColumn, sweeperMultiplierBps, sweeperPayout, type SweeperMode } from './sweeper.ts';
+
+/** One committed turn as a verifier sees it (a receipt's `verifierPayload.turns[i]`). */
+export interface SweeperTurnInput {
+  betPayload: SweeperBetPayload;
+  betPayloadHash: string;
+  commitSignature: string;
+  ack: Ack;
+  /** null when the deadline passed without a seed: the turn forfeits the ticket. */
+  clientSeedRaw: string | null;
+  revealSignature: string | null;
+  /** s_rngIndex; null without a seed. */
+  rngReveal: string | null;
+}
+
+export type SweeperOutcome = 'running' | 'busted' | 'cashed_out' | 'cleared' | 'forfeited';
+
+/** What one settled turn drew. */
+export interface SweeperTurnResult {
+  kind: 'choice' | 'cashout';
+  row: number | null;
+  choiceColumn: number | null;
+  /** The row's mine column; null for a cashout or a forfeited turn. */
+  mineColumn: number | null;
+  safe: boolean | null;
+}
+
+/** Draws one turn's mine column from its RNG reveal and seed; a turn without a seed draws nothing. */
+export function resolveSweeperTurn(turn: Pick<SweeperTurnInput, 'betPayload' | 'betPayloadHash' | 'clientSeedRaw' | 'rngReveal'>): SweeperTurnResult {
+  const params = turn.betPayload.params;
+  const row = params.turn === 'choice' ? params.row : null;
+  const choiceColumn = params.turn === 'choice' ? params.choiceColumn : null;
+  if (params.turn !== 'choice' || turn.clientSeedRaw === null || turn.rngReveal === null) {
+    return { kind: params.turn, row, choiceColumn, mineColumn: null, safe: null };
+  }
+  const mineColumn = sweeperMineColumn({ rngValueHex: turn.rngReveal, clientSeedRaw: turn.clientSeedRaw, betPayloadHash: turn.betPayloadHash, mode: params.mode });
+  return { kind: 'choice', row, choiceColumn, mineColumn, safe: mineColumn !== choiceColumn };
+}
+
+/** The ticket's state after a turn: a mine busts it, the last row clears it, a cashout or a missing seed ends it. */
+export function nextSweeperState(rowsWon: number, turn: SweeperTurnResult, seeded: boolean): { rowsWon: number; outcome: SweeperOutcome } {
+  if (!seeded) return { rowsWon, outcome: 'forfeited' };
+  if (turn.kind === 'cashout') return { rowsWon, outcome: 'cashed_out' };
+  if (!turn.safe) return { rowsWon, outcome: 'busted' };
+  return { rowsWon: rowsWon + 1, outcome: rowsWon + 1 === SWEEPER_ROWS ? 'cleared' : 'running' };
+}
+
+/** What a finished ticket pays: the current multiplier when cleared or cashed out, else nothing. */
+export const sweeperTicketPayout = (wager: bigint, mode: SweeperMode, outcome: SweeperOutcome, rowsWon: number): bigint =>
+  outcome === 'cleared' || outcome === 'cashed_out' ? sweeperPayout(wager, mode, rowsWon) : 0n;
+
+export interface SweeperTicketInput {
+  ticketId: string;
+  mode: SweeperMode;
+  wager: bigint;
+  player: string;
+  source: PlaySource;
+  turns: readonly SweeperTurnInput[];
+  settledAt: string;
+}
+
+/**
+ * The receipt of a finished ticket, from its turns in order.
+ * @throws {Error} when the turns do not end the ticket, or a turn follows its end
+ */
+export function buildSweeperSettlement(input: SweeperTicketInput) {
+  const { ticketId, mode, wager, settledAt } = input;
+  let state: { rowsWon: number; outcome: SweeperOutcome } = { rowsWon: 0, outcome: 'running' };
+  const results = input.turns.map((turn) => {
+    if (state.outcome !== 'running') throw new Error(`ticket ${ticketId} has a turn after it ended`);
+    const result = resolveSweeperTurn(turn);
+    state = nextSweeperState(state.rowsWon, result, turn.clientSeedRaw !== null && turn.rngReveal !== null);
+    return result;
+  });
+  const { rowsWon, outcome } = state;
+  if (outcome === 'running') throw new Error(`ticket ${ticketId} has not ended`);
+  const payout = sweeperTicketPayout(wager, mode, outcome, rowsWon);
+  const status: ReceiptStatus = outcome === 'forfeited' ? 'forfeited' : payout > 0n ? 'won' : 'lost';
+  const receiptId = sweeperReceiptId(ticketId);
+  const alias = input.player;
+  const turns = input.turns.map((turn, i) => ({ ...turn, ...(results[i] as SweeperTurnResult) }));
+  const betLogEntry = {
+    v: 1,
+    receiptId,
+    game: 'sweeper',
+    gameId: SWEEPER_GAME_ID,
+    player: alias,
+    ticketId,
+    mode,
+    turns: turns.map((t) => ({
+      betPayloadHash: t.betPayloadHash,
+      ackHash: t.ack.ackHash,
+      rngChainHead: t.ack.rngChainHead,
+      rngIndex: t.ack.rngIndex,
+      commitment: t.betPayload.commitment,
+      clientSeedRaw: t.clientSeedRaw,
+      kind: t.kind,
+      row: t.row,
+      choiceColumn: t.choiceColumn,
+      mineColumn: t.mineColumn,
+    })),
+    rowsWon,
+    status,
+    outcome,
+    wager: wager.toString(),
+    payout: payout.toString(),
+    settledAt,
+  };
+  const betLogEntryHash = betLogLeafHex(betLogEntry);
+  const receipt = {
+    id: receiptId,
+    receiptId,
+    game: 'sweeper',
+    gameId: SWEEPER_GAME_ID,
+    player: alias,
+    actorAlias: alias,
+    source: input.source,
+    betAmount: microToNumber(wager),
+    payout: microToNumber(payout),
+    profit: microToNumber(payout - wager),
+    status,
+    input: {
+      ticketId,
+      mode,
+      wager: microToNumber(wager),
+      wagerMicro: wager.toString(),
+      turns: turns.map((t) => ({ kind: t.kind, row: t.row, choiceColumn: t.choiceColumn, commitment: t.betPayload.commitment, clientSeedRaw: t.clientSeedRaw })),
+    },
+    result: {
+      outcome,
+      rowsWon,
+      resultColumns: turns.filter((t) => t.kind === 'choice').map((t) => t.mineColumn),
+      multiplierBps: Number(sweeperMultiplierBps(mode, rowsWon)),
+      payout: microToNumber(payout),
+      payoutMicro: payout.toString(),
+    },
+    proof: {
+      turns: turns.map((t) => ({
+        betPayloadHash: t.betPayloadHash,
+        ackHash: t.ack.ackHash,
+        rngChainHead: t.ack.rngChainHead,
+        rngIndex: t.ack.rngIndex,
+        rngReveal: t.rngReveal,
+      })),
+    },
+    verifierPayload: {
+      version: 1,
+      ticketId,
+      mode,
+      wagerMicro: wager.toString(),
+      turns: input.turns.map((t) => ({
+        betPayload: t.betPayload,
+        betPayloadHash: t.betPayloadHash,
+        commitSignature: t.commitSignature,
+        ack: t.ack,
+        revealSignature: t.revealSignature,
+        clientSeedRaw: t.clientSeedRaw,
+        rngReveal: t.rngReveal,
+      })),
+      betLogEntry,
+    },
+    anchor: pendingAnchor(betLogEntryHash),
+    createdAt: settledAt,
+  };
+  return { receiptId, status, outcome, rowsWon, wager, payout, betLogEntry, betLogEntryHash, receipt };
+}
+
+export type SweeperSettlement = ReturnType<typeof buildSweeperSettlement>;
