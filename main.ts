@@ -4,20 +4,20 @@ import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config/env.ts';
 import { createLogger, type Logger } from './config/logger.ts';
 import { startLocalnet, type Localnet } from './localnet/index.ts';
-import { createServices, type Services } from './services.ts';
-import { buildApp } from './api/app.ts';
+import { apiDepsOf, createWiring, type Wiring, type WiringOverrides } from './wiring.ts';
+import { startApi } from './api/server.ts';
 import { Indexer } from './indexer/indexer.ts';
-import { tailDeps } from './indexer/deps.ts';
-import { startWorker } from './anchor-worker/worker.ts';
+import { startWorker, type WorkerHandle } from './anchor-worker/worker.ts';
 
 export interface Running {
-  services: Services;
+  wiring: Wiring;
   apiUrl: string | null;
   rpcUrl: string;
+  worker: WorkerHandle | null;
   stop(): Promise<void>;
 }
 
-export interface StartOptions extends NonNullable<Parameters<typeof createServices>[3]> {
+export interface StartOptions extends WiringOverrides {
   /** An API process of the all-in-one mode uses the main process's localnet instead of starting one. */
   localnetUrl?: string;
 }
@@ -36,26 +36,32 @@ export async function startService(config: Config, logger: Logger, options: Star
       stoppers.push(() => localnet!.close());
     }
     const rpcUrl = config.SOLANA_RPC_URL ?? localnetUrl ?? localnet!.url;
-    const services = await createServices(config, logger, rpcUrl, overrides);
-    stoppers.push(() => services.close());
-    await services.redis.hsetnx(services.keys.meta(), 'startedAt', String(services.now().getTime()));
+    const wiring = await createWiring(config, logger, rpcUrl, overrides);
+    stoppers.push(() => wiring.close());
 
+    let worker: WorkerHandle | null = null;
     if (config.roles.includes('worker')) {
-      const worker = await startWorker(services);
-      stoppers.push(() => worker.stop());
+      const started = await startWorker(wiring.worker);
+      worker = started;
+      stoppers.push(() => started.stop());
     }
     if (config.roles.includes('indexer')) {
-      const indexer = new Indexer(tailDeps(services), { pollMs: config.INDEXER_POLL_MS, logger: logger.child({ role: 'indexer' }) });
+      const { bets } = wiring.stores;
+      const indexer = new Indexer(wiring.tail, {
+        pollMs: config.INDEXER_POLL_MS,
+        logger: logger.child({ role: 'indexer' }),
+        waitingWallets: (committedBeforeMs) => bets.waitingWallets(committedBeforeMs, config.REVEAL_DEADLINE_MS, 100),
+      });
       indexer.start();
       stoppers.push(() => indexer.stop());
     }
     let apiUrl: string | null = null;
     if (config.roles.includes('api')) {
-      const app = await buildApp(services);
-      apiUrl = await app.listen({ port: config.PORT, host: config.HOST });
-      stoppers.push(() => app.close());
+      const api = await startApi(apiDepsOf(wiring));
+      apiUrl = api.url;
+      stoppers.push(() => api.close());
     }
-    return { services, apiUrl, rpcUrl, stop };
+    return { wiring, apiUrl, rpcUrl, worker, stop };
   } catch (err) {
     await stop();
     throw err;

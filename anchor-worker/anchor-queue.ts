@@ -6,11 +6,26 @@
  * @module
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Services } from '../services.ts';
+import type { Logger } from 'pino';
 import { createQueueRedis, type Redis } from '../store/redis.ts';
 import { InvalidEntryError } from '../store/anchor-tree.ts';
-import { Anchorer, type AnchorerOptions } from './anchor.ts';
-import { ManifestBuilder, type ManifestHooks } from './manifests.ts';
+import { Anchorer, type AnchorerDeps, type AnchorerOptions } from './anchor.ts';
+import { ManifestBuilder, type ManifestDeps, type ManifestHooks } from './manifests.ts';
+
+export interface AnchoringDeps {
+  anchorer: AnchorerDeps;
+  manifests: ManifestDeps;
+  redisUrl: string;
+  /** BullMQ key prefix (store/keys.ts), so each deployment and test has its own queues. */
+  queuePrefix: string;
+  logger: Logger;
+  /** Commit at least every this many entries, and at least this often. */
+  anchorMaxEntries: number;
+  anchorMaxDelayMs: number;
+  /** Sign a manifest at least every this many events, and at least this often. */
+  manifestMaxEvents: number;
+  manifestMaxDelayMs: number;
+}
 
 export interface AnchoringOptions {
   anchorer?: AnchorerOptions;
@@ -40,18 +55,18 @@ const JOB_OPTIONS = {
 
 const backoffStrategy = (attemptsMade: number): number => Math.min(30_000, 200 * 2 ** Math.min(attemptsMade, 10));
 
-export async function startAnchoring(services: Services, options: AnchoringOptions = {}): Promise<AnchoringHandle> {
-  const { config, keys, redis } = services;
-  const log = services.logger.child({ role: 'worker', part: 'anchoring' });
-  const anchorer = new Anchorer(services, options.anchorer);
-  const manifests = new ManifestBuilder(services, options.manifestHooks);
+export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOptions = {}): Promise<AnchoringHandle> {
+  const log = deps.logger.child({ role: 'worker', part: 'anchoring' });
+  const anchorer = new Anchorer(deps.anchorer, options.anchorer);
+  const manifests = new ManifestBuilder(deps.manifests, options.manifestHooks);
+  const anchors = anchorer.store;
   const connections: Redis[] = [];
   const connection = () => {
-    const c = createQueueRedis(config.REDIS_URL);
+    const c = createQueueRedis(deps.redisUrl);
     connections.push(c);
     return c;
   };
-  const prefix = keys.queuePrefix();
+  const prefix = deps.queuePrefix;
   const anchorQueue = new Queue('anchor', { connection: connection(), prefix });
   const manifestQueue = new Queue('manifest', { connection: connection(), prefix });
   // One commit (and one manifest) at a time across every worker process.
@@ -69,15 +84,14 @@ export async function startAnchoring(services: Services, options: AnchoringOptio
     'anchor',
     async (job: Job) => {
       // Jobs queued before a halt must not report the same bad entry again.
-      const halted = await redis.hget(keys.anchor(), 'halted');
-      if (halted) return null;
+      if (await anchors.halted()) return null;
       try {
         const size = await anchorer.run();
         await anchorer.store.setLastError(null);
         return size;
       } catch (err) {
         if (err instanceof InvalidEntryError) {
-          await redis.hset(keys.anchor(), 'halted', err.message);
+          await anchors.halt(err.message);
           log.error({ err, jobId: job.id }, 'anchor: an entry can never be anchored; anchoring halted');
           throw new UnrecoverableError(err.message);
         }
@@ -98,14 +112,7 @@ export async function startAnchoring(services: Services, options: AnchoringOptio
    * flight have waited already. A receipt time in the future (a skewed clock) counts from now.
    */
   const settledAt = async (index: number, now: number): Promise<number> => {
-    const item = await redis.lindex(keys.betLog(), index);
-    const body = item ? await redis.hget(keys.receipt(item.slice(65)), 'body') : null;
-    let at = NaN;
-    try {
-      at = body ? Date.parse((JSON.parse(body) as { createdAt?: string }).createdAt ?? '') : NaN;
-    } catch {
-      at = NaN;
-    }
+    const at = Date.parse((await anchors.entryCreatedAt(index)) ?? '');
     return Number.isFinite(at) && at < now ? at : now;
   };
 
@@ -121,38 +128,32 @@ export async function startAnchoring(services: Services, options: AnchoringOptio
 
   const tick = async (force: boolean) => {
     const now = Date.now();
-    const [state, logSize, pendingExists] = await Promise.all([
-      redis.hmget(keys.anchor(), 'committedSize', 'filled', 'halted'),
-      redis.llen(keys.betLog()),
-      redis.exists(keys.anchorPending()),
-    ]);
-    const committed = Number(state[0] ?? 0);
-    const filled = Number(state[1] ?? 0);
-    if (state[2]) {
-      if (!haltLogged) log.error({ reason: state[2] }, 'anchor: halted; clear the "halted" field of the anchor hash after repair');
+    const { logSize, committedSize: committed, filledSize: filled, halted, pending } = await anchors.progress();
+    if (halted) {
+      if (!haltLogged) log.error({ reason: halted }, 'anchor: halted; clear the "halted" field of the anchor hash after repair');
       haltLogged = true;
     } else {
       haltLogged = false;
       if (anchorSince?.from !== committed) anchorSince = logSize > committed ? { from: committed, at: await settledAt(committed, now) } : null;
       const due =
         force ||
-        pendingExists === 1 ||
+        pending ||
         filled < committed ||
-        logSize - committed >= config.ANCHOR_MAX_ENTRIES ||
-        (anchorSince !== null && now - anchorSince.at >= config.ANCHOR_MAX_DELAY_MS);
-      if (due && (logSize > committed || pendingExists === 1 || filled < committed)) await enqueueAnchor(committed);
+        logSize - committed >= deps.anchorMaxEntries ||
+        (anchorSince !== null && now - anchorSince.at >= deps.anchorMaxDelayMs);
+      if (due && (logSize > committed || pending || filled < committed)) await enqueueAnchor(committed);
     }
 
     const [mState, seq] = await Promise.all([manifests.store.state(), manifests.store.journalSeq()]);
     if (manifestSince?.from !== mState.lastSeq) manifestSince = seq > mState.lastSeq ? { from: mState.lastSeq, at: now } : null;
     const manifestDue =
       mState.draft !== null ||
-      seq - mState.lastSeq >= config.MANIFEST_MAX_EVENTS ||
-      (seq > mState.lastSeq && (force || (manifestSince !== null && now - manifestSince.at >= config.MANIFEST_MAX_DELAY_MS)));
+      seq - mState.lastSeq >= deps.manifestMaxEvents ||
+      (seq > mState.lastSeq && (force || (manifestSince !== null && now - manifestSince.at >= deps.manifestMaxDelayMs)));
     if (manifestDue) await enqueueManifest(mState.lastSeq);
   };
 
-  const pollMs = options.pollMs ?? Math.max(20, Math.min(250, Math.floor(Math.min(config.ANCHOR_MAX_DELAY_MS, config.MANIFEST_MAX_DELAY_MS) / 4)));
+  const pollMs = options.pollMs ?? Math.max(20, Math.min(250, Math.floor(Math.min(deps.anchorMaxDelayMs, deps.manifestMaxDelayMs) / 4)));
   let stopped = false;
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;

@@ -10,19 +10,21 @@
  * @module
  */
 import { address, signature as toSignature, type Signature } from '@solana/kit';
-import type { Services } from '../services.ts';
+import type { Logger } from 'pino';
+import type { SolanaRpc } from '../chain/rpc.ts';
 import { memoInstruction } from '../chain/memo.ts';
 import { confirmSignature, sendWire, signInstructions } from '../chain/send.ts';
+import type { ExplorerLinks } from '../chain/explorer.ts';
+import type { OperatorKey } from '../operator/keys.ts';
 import { commitMemo } from '../protocol/memo.ts';
 import { NO_MANIFEST_HASH } from '../protocol/manifest.ts';
 import { proofToHex } from '../protocol/merkle.ts';
 import { toHex } from '../protocol/encoding.ts';
+import { buildLiabilityTree } from '../protocol/liabilities.ts';
+import type { ReceiptAnchor } from '../protocol/receipt.ts';
 import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts';
-import { AnchorStore, type CommitRecord, type PendingCommit } from '../store/anchor-store.ts';
-import { BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/anchor-tree.ts';
-import { buildLiabilityTree } from '../store/anchor-state.ts';
-import { explorerLinks, type ExplorerLinks } from '../store/anchor-links.ts';
-import type { ReceiptAnchor } from '../games/receipts.ts';
+import type { AnchorStore, CommitRecord, PendingCommit } from '../store/anchor-store.ts';
+import { type BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/anchor-tree.ts';
 
 /** Points where tests stop the worker, to prove a restart from each is safe. */
 export interface AnchorHooks {
@@ -33,6 +35,24 @@ export interface AnchorHooks {
 }
 
 const HISTORY_PAGE = 100;
+
+export interface AnchorerDeps {
+  store: AnchorStore;
+  rpc: SolanaRpc;
+  /** The anchor key: it alone signs the commit memos. */
+  anchorKey: OperatorKey;
+  /** s_index of an operator RNG chain (the commit discloses the highest index already revealed). */
+  rngValue: (chainId: number, index: number) => string;
+  /** State-tree salts derive from it. */
+  saltSecret: Uint8Array;
+  links: ExplorerLinks;
+  clock: () => Date;
+  logger: Logger;
+  /** Entries per commit at most (ANCHOR_MAX_ENTRIES). */
+  maxEntries: number;
+  /** Receipts are filled only once a commit reached this commitment (finalized in production). */
+  commitment: 'confirmed' | 'finalized';
+}
 
 export interface AnchorerOptions {
   hooks?: AnchorHooks;
@@ -47,25 +67,23 @@ export class Anchorer {
   readonly store: AnchorStore;
   readonly hooks: AnchorHooks;
   readonly #fillBatch: number;
-  readonly #links: ExplorerLinks;
   #tree: BetLogTree | null = null;
 
   constructor(
-    readonly services: Services,
+    readonly deps: AnchorerDeps,
     options: AnchorerOptions = {},
   ) {
-    this.store = new AnchorStore(services.redis, services.keys);
+    this.store = deps.store;
     this.hooks = options.hooks ?? {};
     this.#fillBatch = options.fillBatch ?? 500;
-    this.#links = explorerLinks(services.config, services.rpcUrl);
   }
 
   get #log() {
-    return this.services.logger;
+    return this.deps.logger;
   }
 
   async #treeAt(size: number): Promise<BetLogTree> {
-    if (!this.#tree) this.#tree = await BetLogTree.load(this.services.redis, this.services.keys);
+    if (!this.#tree) this.#tree = await this.store.loadTree();
     await this.#tree.extendTo(size);
     return this.#tree;
   }
@@ -85,18 +103,18 @@ export class Anchorer {
   }
 
   async #commitNew(): Promise<boolean> {
-    const { services } = this;
-    const snap = await this.store.snapshot(services.config.ANCHOR_MAX_ENTRIES);
+    const { deps } = this;
+    const snap = await this.store.snapshot(deps.maxEntries);
     const from = snap.committedSize;
     const entryCount = snap.entryCount;
     if (entryCount <= from) return false;
     const tree = await this.#treeAt(entryCount);
     await this.#checkReceipts(from, entryCount);
     if (!snap.rngHead || snap.rngChainId === null) throw new Error('no RNG chain is committed yet');
-    const rngReveal = snap.disclosed > 0 ? services.rngChains.get(snap.rngChainId).valueHex(snap.disclosed) : snap.rngHead;
+    const rngReveal = snap.disclosed > 0 ? deps.rngValue(snap.rngChainId, snap.disclosed) : snap.rngHead;
     let state;
     try {
-      state = buildLiabilityTree(services.saltSecret, entryCount, snap.liabilities);
+      state = buildLiabilityTree(deps.saltSecret, entryCount, snap.liabilities);
     } catch (err) {
       throw new InvalidEntryError(`the liability snapshot cannot form a state tree: ${(err as Error).message}`);
     }
@@ -110,7 +128,7 @@ export class Anchorer {
       manifestHash: snap.latestManifest ?? NO_MANIFEST_HASH,
     };
     const memo = commitMemo(fields);
-    const signed = await signInstructions(services.rpc, services.operator.anchor.signer, [memoInstruction(memo, [services.operator.anchor.signer])]);
+    const signed = await signInstructions(deps.rpc, deps.anchorKey.signer, [memoInstruction(memo, [deps.anchorKey.signer])]);
     const pending: PendingCommit = {
       from,
       entryCount,
@@ -125,7 +143,7 @@ export class Anchorer {
       wire: signed.wire,
       lastValidBlockHeight: signed.lastValidBlockHeight.toString(),
       signatures: [signed.signature],
-      createdAt: services.now().toISOString(),
+      createdAt: deps.clock().toISOString(),
     };
     if (!(await this.store.claim(pending, snap.liabilities))) {
       this.#log.info({ entryCount }, 'anchor: another commit holds the slot');
@@ -137,15 +155,12 @@ export class Anchorer {
 
   /** Every new entry must name a stored receipt that carries the same leaf hash. */
   async #checkReceipts(from: number, to: number): Promise<void> {
-    const { redis, keys } = this.services;
     for (let start = from; start < to; start += this.#fillBatch) {
-      const items = await redis.lrange(keys.betLog(), start, Math.min(to, start + this.#fillBatch) - 1);
+      const items = await this.store.logItems(start, Math.min(to, start + this.#fillBatch));
       const parsed = items.map((item, i) => parseBetLogItem(item, start + i));
-      const pipeline = redis.pipeline();
-      for (const p of parsed) pipeline.hget(keys.receipt(p.receiptId), 'body');
-      const bodies = (await pipeline.exec()) ?? [];
+      const bodies = await this.store.receiptBodies(parsed.map((p) => p.receiptId));
       parsed.forEach((p, i) => {
-        const body = bodies[i]?.[1];
+        const body = bodies[i];
         if (typeof body !== 'string') throw new InvalidEntryError(`bet-log entry ${start + i} names receipt ${p.receiptId}, which does not exist`);
         let hash: unknown;
         try {
@@ -161,13 +176,13 @@ export class Anchorer {
   async #sendAndFinalize(pending: PendingCommit): Promise<void> {
     await this.hooks.beforeSend?.(pending);
     try {
-      await sendWire(this.services.rpc, pending.wire);
+      await sendWire(this.deps.rpc, pending.wire);
     } catch (err) {
       // It may have landed anyway: the confirmation (or the next reconciliation) decides.
       this.#log.warn({ err, entryCount: pending.entryCount }, 'anchor: send failed; confirming or reconciling');
     }
     await this.hooks.afterSend?.(pending);
-    const { slot } = await confirmSignature(this.services.rpc, pending.signature as Signature, { commitment: this.#commitment, timeoutMs: 90_000 });
+    const { slot } = await confirmSignature(this.deps.rpc, pending.signature as Signature, { commitment: this.deps.commitment, timeoutMs: 90_000 });
     await this.#finalize(pending, pending.signature, Number(slot));
   }
 
@@ -186,7 +201,7 @@ export class Anchorer {
       memo: pending.memo,
       signature,
       slot,
-      committedAt: this.services.now().toISOString(),
+      committedAt: this.deps.clock().toISOString(),
     };
     if (await this.store.finalize(record)) {
       this.#log.info({ entryCount: record.entryCount, signature }, 'anchor: bet log committed on-chain');
@@ -197,12 +212,12 @@ export class Anchorer {
   async #complete(pending: PendingCommit): Promise<void> {
     const landed = await this.#reconcile(pending);
     if (landed) return this.#finalize(pending, landed.signature, landed.slot);
-    const { rpc, operator } = this.services;
+    const { rpc, anchorKey } = this.deps;
     const height = await rpc.getBlockHeight({ commitment: 'confirmed' }).send();
     let current = pending;
     // Past its blockhash's life (or failed) no earlier signature can land any more: the same memo is signed afresh.
     if (height > BigInt(pending.lastValidBlockHeight) || (await this.#failed(pending.signature))) {
-      const signed = await signInstructions(rpc, operator.anchor.signer, [memoInstruction(pending.memo, [operator.anchor.signer])]);
+      const signed = await signInstructions(rpc, anchorKey.signer, [memoInstruction(pending.memo, [anchorKey.signer])]);
       current = {
         ...pending,
         signature: signed.signature,
@@ -216,18 +231,13 @@ export class Anchorer {
     await this.#sendAndFinalize(current);
   }
 
-  /** Receipts are filled only once the commit reached the configured commitment (finalized in production). */
-  get #commitment() {
-    return this.services.config.INDEXER_COMMITMENT;
-  }
-
   async #landed(signature: string): Promise<{ signature: string; slot: number }> {
-    const { slot } = await confirmSignature(this.services.rpc, signature as Signature, { commitment: this.#commitment, timeoutMs: 90_000 });
+    const { slot } = await confirmSignature(this.deps.rpc, signature as Signature, { commitment: this.deps.commitment, timeoutMs: 90_000 });
     return { signature, slot: Number(slot) };
   }
 
   async #failed(signature: string): Promise<boolean> {
-    const { value } = await this.services.rpc.getSignatureStatuses([toSignature(signature)], { searchTransactionHistory: true }).send();
+    const { value } = await this.deps.rpc.getSignatureStatuses([toSignature(signature)], { searchTransactionHistory: true }).send();
     return Boolean(value[0]?.err);
   }
 
@@ -237,7 +247,7 @@ export class Anchorer {
    * @returns the confirmed landing, or null when it is not on-chain
    */
   async #reconcile(pending: PendingCommit): Promise<{ signature: string; slot: number } | null> {
-    const { rpc, operator } = this.services;
+    const { rpc, anchorKey } = this.deps;
     const { value } = await rpc.getSignatureStatuses(pending.signatures.map((s) => toSignature(s)), { searchTransactionHistory: true }).send();
     for (let i = 0; i < pending.signatures.length; i++) {
       const status = value[i];
@@ -249,13 +259,13 @@ export class Anchorer {
     let before: Signature | undefined;
     for (;;) {
       const page = await rpc
-        .getSignaturesForAddress(address(operator.anchor.publicKey), { limit: HISTORY_PAGE, commitment: 'confirmed', ...(before ? { before } : {}) })
+        .getSignaturesForAddress(address(anchorKey.publicKey), { limit: HISTORY_PAGE, commitment: 'confirmed', ...(before ? { before } : {}) })
         .send();
       for (const info of page) {
         if (previous && info.signature === previous.signature) return null;
         if (info.err !== null || known.has(info.signature)) continue;
         const tx = await rpc.getTransaction(info.signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send();
-        const memos = commitMemosOf(tx as unknown as RpcTransaction, operator.anchor.publicKey);
+        const memos = commitMemosOf(tx as unknown as RpcTransaction, anchorKey.publicKey);
         if (memos.some((m) => m.text === pending.memo)) return this.#landed(info.signature);
         if (memos.some((m) => m.memo.entryCount === pending.entryCount)) {
           throw new InvalidEntryError(`a different commit of size ${pending.entryCount} is on-chain (${info.signature})`);
@@ -268,7 +278,7 @@ export class Anchorer {
 
   /** Fills the anchor of every receipt below the committed size, from the durable cursor on. */
   async fill(): Promise<void> {
-    const { redis, keys, operator } = this.services;
+    const { links, anchorKey } = this.deps;
     let filled = await this.store.filledSize();
     const committed = await this.store.committedSize();
     while (filled < committed) {
@@ -276,7 +286,7 @@ export class Anchorer {
       if (!commit) throw new Error(`no commit covers bet-log entry ${filled}`);
       const tree = await this.#treeAt(commit.entryCount);
       const end = Math.min(commit.entryCount, filled + this.#fillBatch);
-      const items = await redis.lrange(keys.betLog(), filled, end - 1);
+      const items = await this.store.logItems(filled, end);
       const anchors = items.map((item, i) => {
         const index = filled + i;
         const { leafHex, receiptId } = parseBetLogItem(item, index);
@@ -284,9 +294,9 @@ export class Anchorer {
           status: 'committed',
           commitId: commit.commitId,
           commitSignature: commit.signature,
-          commitTransactionUrl: this.#links.transaction(commit.signature),
-          commitAccount: operator.anchor.publicKey,
-          commitExplorerUrl: this.#links.account(operator.anchor.publicKey),
+          commitTransactionUrl: links.transaction(commit.signature),
+          commitAccount: anchorKey.publicKey,
+          commitExplorerUrl: links.account(anchorKey.publicKey),
           betLogEntryHash: leafHex,
           betLogRoot: commit.betLogRoot,
           betLogIndex: index,

@@ -1,39 +1,44 @@
 // Commits operator RNG chain heads on-chain (memo signed by the anchor key alone) and rolls chains over.
+import type { Logger } from 'pino';
 import { memoInstruction } from '../chain/memo.ts';
-import type { Services } from '../services.ts';
+import type { SolanaRpc } from '../chain/rpc.ts';
 import { sendAndConfirm } from '../chain/send.ts';
+import type { OperatorKey } from '../operator/keys.ts';
+import type { RngChains } from '../operator/rng-chains.ts';
 import { rngHeadMemo } from '../protocol/memo.ts';
+import type { CommittedChain, RngStore } from '../store/rng.ts';
 
-const SET_CURRENT = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'chainId', ARGV[1], 'head', ARGV[2], 'length', ARGV[3], 'next', '1', 'disclosed', '0', 'headSignature', ARGV[4])
-return 1`;
-const SET_NEXT = `if redis.call('HGET', KEYS[1], 'chainId') ~= ARGV[5] or redis.call('HEXISTS', KEYS[1], 'nextChainId') == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'nextChainId', ARGV[1], 'nextHead', ARGV[2], 'nextLength', ARGV[3], 'nextHeadSignature', ARGV[4])
-return 1`;
+export interface RngHeadDeps {
+  rng: RngStore;
+  chains: RngChains;
+  rpc: SolanaRpc;
+  anchorKey: OperatorKey;
+  logger: Logger;
+  /** Indices per chain (RNG_CHAIN_LENGTH). */
+  chainLength: number;
+  /** Commit the next head when this many indices remain (RNG_ROLLOVER_MARGIN). */
+  rolloverMargin: number;
+}
 
-async function commitNewChain(services: Services): Promise<{ chainId: number; head: string; length: number; signature: string }> {
-  const { rngChains, operator, rpc, config } = services;
+async function commitNewChain(deps: RngHeadDeps): Promise<CommittedChain> {
+  const { chains, anchorKey } = deps;
   // A fresh id every time: an index of an earlier chain is never handed out again, even if Redis lost the cursor.
-  const chainId = Math.max(0, ...rngChains.ids()) + 1;
-  const chain = rngChains.create(chainId, config.RNG_CHAIN_LENGTH);
-  const memo = rngHeadMemo(chainId, chain.headHex);
-  const signature = await sendAndConfirm(rpc, operator.anchor.signer, [memoInstruction(memo, [operator.anchor.signer])]);
-  services.logger.info({ chainId, head: chain.headHex, signature }, 'rng: chain head committed on-chain');
+  const chainId = Math.max(0, ...chains.ids()) + 1;
+  const chain = chains.create(chainId, deps.chainLength);
+  const signature = await sendAndConfirm(deps.rpc, anchorKey.signer, [memoInstruction(rngHeadMemo(chainId, chain.headHex), [anchorKey.signer])]);
+  deps.logger.info({ chainId, head: chain.headHex, signature }, 'rng: chain head committed on-chain');
   return { chainId, head: chain.headHex, length: chain.length, signature };
 }
 
 /** Makes sure a committed chain is current, and that the next one is committed before it runs out. */
-export async function ensureRngChains(services: Services): Promise<void> {
-  const key = services.keys.rng();
-  const cursor = await services.redis.hmget(key, 'chainId', 'next', 'length', 'nextChainId');
-  if (!cursor[0]) {
-    const c = await commitNewChain(services);
-    await services.redis.eval(SET_CURRENT, 1, key, c.chainId, c.head, c.length, c.signature);
+export async function ensureRngChains(deps: RngHeadDeps): Promise<void> {
+  const cursor = await deps.rng.cursor();
+  if (!cursor) {
+    await deps.rng.setCurrent(await commitNewChain(deps));
     return;
   }
-  const remaining = Number(cursor[2]) - Number(cursor[1]) + 1;
-  if (!cursor[3] && remaining <= services.config.RNG_ROLLOVER_MARGIN) {
-    const c = await commitNewChain(services);
-    await services.redis.eval(SET_NEXT, 1, key, c.chainId, c.head, c.length, c.signature, cursor[0]);
+  const remaining = cursor.length - cursor.next + 1;
+  if (cursor.nextChainId === null && remaining <= deps.rolloverMargin) {
+    await deps.rng.setNext(await commitNewChain(deps), cursor.chainId);
   }
 }

@@ -1,10 +1,18 @@
 // The worker role: RNG chain heads and rollover, deadline settlement, bet-log anchoring and journal manifests.
-import type { Services } from '../services.ts';
-import { ensureRngChains } from './rng-heads.ts';
-import { settleDueBets } from './deadlines.ts';
-import { startAnchoring } from './anchor-queue.ts';
+import type { Logger } from 'pino';
+import { startAnchoring, type AnchoringDeps, type AnchoringHandle, type AnchoringOptions } from './anchor-queue.ts';
+import { settleDueBets, type DeadlineDeps } from './deadlines.ts';
+import { ensureRngChains, type RngHeadDeps } from './rng-heads.ts';
+
+export interface WorkerDeps {
+  rngHeads: RngHeadDeps;
+  deadlines: DeadlineDeps;
+  anchoring: AnchoringDeps;
+  logger: Logger;
+}
 
 export interface WorkerHandle {
+  anchoring: AnchoringHandle;
   stop(): Promise<void>;
 }
 
@@ -28,16 +36,17 @@ function every(ms: number, task: () => Promise<unknown>, onError: (err: unknown)
   };
 }
 
-export async function startWorker(services: Services): Promise<WorkerHandle> {
-  const log = services.logger.child({ role: 'worker' });
-  await ensureRngChains(services);
-  const anchoring = await startAnchoring(services);
+export async function startWorker(deps: WorkerDeps, options: AnchoringOptions = {}): Promise<WorkerHandle> {
+  const log = deps.logger.child({ role: 'worker' });
+  await ensureRngChains(deps.rngHeads);
+  const anchoring = await startAnchoring(deps.anchoring, options);
   const stops = [
-    every(5_000, () => ensureRngChains(services), (err) => log.warn({ err }, 'rng: rollover check failed')),
-    every(1_000, () => settleDueBets(services), (err) => log.warn({ err }, 'deadlines: pass failed')),
+    every(5_000, () => ensureRngChains(deps.rngHeads), (err) => log.warn({ err }, 'rng: rollover check failed')),
+    every(1_000, () => settleDueBets(deps.deadlines), (err) => log.warn({ err }, 'deadlines: pass failed')),
     () => anchoring.stop(),
   ];
   return {
+    anchoring,
     async stop() {
       await Promise.all(stops.map((s) => s()));
     },

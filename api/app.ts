@@ -1,4 +1,4 @@
-// The Fastify app as a plugin tree; only api/server.ts listens.
+// The Fastify app as a plugin tree, built from the parts the API role takes; only api/server.ts listens.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
@@ -6,8 +6,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import rateLimit from '@fastify/rate-limit';
 import secureJson from 'secure-json-parse';
 import { Ajv } from 'ajv';
-import type { Services } from '../services.ts';
-import servicesPlugin from './plugins/services.ts';
+import type { ApiDeps } from './deps.ts';
+import partsPlugin from './plugins/parts.ts';
 import errorsPlugin from './plugins/errors.ts';
 import authPlugin from './plugins/auth.ts';
 import walletRoutes from './routes/wallet.ts';
@@ -21,8 +21,7 @@ import betLogRoutes from './routes/bet-log.ts';
 import journalRoutes from './routes/journal.ts';
 import stateProofRoutes from './routes/state-proof.ts';
 import sweeperRoutes from './routes/sweeper.ts';
-import { tailDeps } from '../indexer/deps.ts';
-import { ApiError } from '../schemas/errors.ts';
+import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 
 // Bodies are JSON and must carry the right types: coercing `true` into "true" would turn a malformed body
@@ -38,12 +37,12 @@ function frameworkError(error: Error & { code?: string }, request: FastifyReques
   void reply.code(status).type('application/json').send({ error: { code, message: notFound ? 'Not found' : 'Malformed URL' } });
 }
 
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: services.logger.child({ role: 'api' }) as FastifyBaseLogger,
+    loggerInstance: deps.logger.child({ role: 'api' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     // Behind a proxy, its X-Forwarded-For names the client (rate limits); trusted only when configured.
-    trustProxy: trustProxyOf(services.config.TRUST_PROXY),
+    trustProxy: trustProxyOf(deps.config.TRUST_PROXY),
     routerOptions: { maxParamLength: 512 },
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -63,7 +62,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     const query = request.query as Record<string, unknown> | undefined;
     if (query) for (const [key, value] of Object.entries(query)) if (value === '') delete query[key];
   });
-  await app.register(servicesPlugin, { services });
+  await app.register(partsPlugin, deps);
   await app.register(errorsPlugin);
   await app.register(swagger, {
     openapi: {
@@ -75,19 +74,18 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   await app.register(authPlugin);
   await app.register(rateLimit, {
-    max: services.config.RATE_LIMIT_MAX,
-    timeWindow: services.config.RATE_LIMIT_WINDOW_MS,
+    max: deps.config.RATE_LIMIT_MAX,
+    timeWindow: deps.config.RATE_LIMIT_WINDOW_MS,
     // A known token counts for its wallet; anything else (no token, or made-up ones) counts for the address.
-    keyGenerator: (request) => app.authStore.knownWallet(request.headers.authorization) ?? request.ip,
-    errorResponseBuilder: (_request, context) => new ApiError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),
+    keyGenerator: (request) => app.auth.knownWallet(request.headers.authorization) ?? request.ip,
+    errorResponseBuilder: (_request, context) => new PfwsError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),
   });
 
-  const tail = tailDeps(services);
   await app.register(
     async (api) => {
       await api.register(walletRoutes);
       await api.register(configRoutes);
-      await api.register(playerRoutes, { tail });
+      await api.register(playerRoutes);
       await api.register(houseRoutes);
       await api.register(devRoutes);
       await api.register(diceRoutes);

@@ -2,7 +2,7 @@
 // wallets whose bets wait for a reveal (a wallet may reveal on-chain with a memo that never touches the vault).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { tailAddress, type TailDeps } from './tail.ts';
+import { tailAddress, type TailDeps } from '../funding/tail.ts';
 
 const LEASE_MS = 15_000;
 const WATCH_WINDOW_MS = 15 * 60_000;
@@ -11,12 +11,11 @@ const REVEAL_GRACE_MS = 30_000;
 // The vault is tailed every tick; recently active wallets (memo-only setups and revokes) every few ticks.
 const WALLET_EVERY_TICKS = 5;
 
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
-
 export interface IndexerOptions {
   pollMs: number;
   logger: Logger;
+  /** Wallets with a bet committed before `committedBeforeMs` and not revealed: their reveal may be a memo. */
+  waitingWallets: (committedBeforeMs: number) => Promise<string[]>;
 }
 
 export class Indexer {
@@ -44,7 +43,7 @@ export class Indexer {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     await this.#running;
-    if (this.#leader) await this.deps.redis.eval(RELEASE, 1, this.deps.keys.indexerLease(), this.#id);
+    if (this.#leader) await this.deps.indexer.releaseLease(this.#id);
     this.#leader = false;
   }
 
@@ -59,21 +58,19 @@ export class Indexer {
   }
 
   async #holdLease(): Promise<boolean> {
-    const key = this.deps.keys.indexerLease();
+    const { indexer } = this.deps;
     if (this.#leader) {
-      this.#leader = (await this.deps.redis.eval(RENEW, 1, key, this.#id, LEASE_MS)) === 1;
+      this.#leader = await indexer.renewLease(this.#id, LEASE_MS);
     } else {
-      this.#leader = (await this.deps.redis.set(key, this.#id, 'PX', LEASE_MS, 'NX')) === 'OK';
+      this.#leader = await indexer.acquireLease(this.#id, LEASE_MS);
       if (this.#leader) this.options.logger.info({ id: this.#id }, 'indexer: leader');
     }
     return this.#leader;
   }
 
-  async #walletsToTail(watchKey: string): Promise<string[]> {
-    const [watched, waiting] = await Promise.all([
-      this.deps.redis.zrange(watchKey, '0', '-1'),
-      this.deps.waitingWallets?.(this.deps.now().getTime() - REVEAL_GRACE_MS) ?? [],
-    ]);
+  async #walletsToTail(): Promise<string[]> {
+    const now = this.deps.clock().getTime();
+    const [watched, waiting] = await Promise.all([this.deps.indexer.watchedWallets(now - WATCH_WINDOW_MS), this.options.waitingWallets(now - REVEAL_GRACE_MS)]);
     return [...new Set([...watched, ...waiting])];
   }
 
@@ -81,9 +78,7 @@ export class Indexer {
     try {
       if (!(await this.#holdLease())) return;
       const active = () => !this.#stopped && this.#leader;
-      const watchKey = this.deps.keys.watchedWallets();
-      await this.deps.redis.zremrangebyscore(watchKey, 0, Date.now() - WATCH_WINDOW_MS);
-      const wallets = this.#ticks++ % WALLET_EVERY_TICKS === 0 ? await this.#walletsToTail(watchKey) : [];
+      const wallets = this.#ticks++ % WALLET_EVERY_TICKS === 0 ? await this.#walletsToTail() : [];
       const targets = [this.deps.ctx.vaultTokenAccount, ...wallets];
       for (const target of targets) {
         if (!active()) break;

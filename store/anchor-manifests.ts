@@ -1,6 +1,7 @@
 // Journal manifests in Redis: the chain head, the one unsigned draft, every manifest by hash, public events.
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
+import type { Scripts } from './scripts.ts';
 import type { JournalEvent, Manifest, ManifestBody } from '../protocol/manifest.ts';
 
 /** A manifest with the seq range it covers (the seqs are ours; the contract's fields are in `manifest`). */
@@ -25,22 +26,6 @@ export interface ManifestState {
   draft: ManifestDraft | null;
 }
 
-// A draft may be made only on top of the current head, and only one at a time: so the operator never
-// signs two manifests that name the same predecessor.
-const CLAIM_DRAFT = `
-if redis.call('HEXISTS', KEYS[1], 'draft') == 1 then return 0 end
-if (redis.call('HGET', KEYS[1], 'latest') or '') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'draft', ARGV[2])
-return 1`;
-
-const PUBLISH = `
-if (redis.call('HGET', KEYS[1], 'latest') or '') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[2])
-redis.call('HSET', KEYS[1], 'latest', ARGV[2], 'lastEventId', ARGV[5], 'lastSeq', ARGV[6])
-redis.call('HDEL', KEYS[1], 'draft')
-return 1`;
-
 /** Turns a raw stream entry into the public event `{ id, seq, type, at, data }`. */
 export function toPublicEvent(id: string, fields: string[]): JournalEvent {
   const f: Record<string, string> = {};
@@ -58,6 +43,7 @@ export class ManifestStore {
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
+    readonly scripts: Scripts,
   ) {}
 
   async state(): Promise<ManifestState> {
@@ -108,17 +94,14 @@ export class ManifestStore {
 
   /** @returns false when the head moved or a draft already exists */
   async claimDraft(latest: string | null, draft: ManifestDraft): Promise<boolean> {
-    return (await this.redis.eval(CLAIM_DRAFT, 1, this.keys.manifest(), latest ?? '', JSON.stringify(draft))) === 1;
+    return (await this.scripts.claimManifestDraft([this.keys.manifest()], [latest ?? '', JSON.stringify(draft)])) === 1;
   }
 
   async publish(previous: string | null, record: ManifestRecord): Promise<boolean> {
     const k = this.keys;
     const m = record.manifest;
-    const r = await this.redis.eval(
-      PUBLISH, 3, k.manifest(), k.manifests(), k.manifestsBySeq(),
-      previous ?? '', m.manifestHash, JSON.stringify(record), record.firstSeq, m.lastEventId, record.lastSeq,
-    );
-    return r === 1;
+    const args = [previous ?? '', m.manifestHash, JSON.stringify(record), record.firstSeq, m.lastEventId, record.lastSeq];
+    return (await this.scripts.publishManifest([k.manifest(), k.manifests(), k.manifestsBySeq()], args)) === 1;
   }
 
   async get(manifestHash: string): Promise<ManifestRecord | null> {

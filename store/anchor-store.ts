@@ -1,7 +1,9 @@
 // Anchoring state in Redis: the committed size, the one pending commit, published commits, liability snapshots.
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
+import type { Scripts } from './scripts.ts';
 import type { PublishedCommit } from '../protocol/verify/log.ts';
+import { BetLogTree, readConsistencyProof } from './anchor-tree.ts';
 
 /** The memo fields every commit carries, as the verifier reads them. */
 type CommitFields = Omit<PublishedCommit, 'commitId' | 'signature'>;
@@ -42,51 +44,11 @@ export interface LedgerSnapshot {
   liabilities: Map<string, bigint>;
 }
 
-// One script, so the log size, the disclosed RNG index, the latest manifest and every liability are
-// read at the same instant. Player keys are derived here: the ledger runs on one Redis primary.
-const SNAPSHOT = `
-local committed = tonumber(redis.call('HGET', KEYS[5], 'committedSize') or '0')
-local size = redis.call('LLEN', KEYS[1])
-local count = math.min(size, committed + tonumber(ARGV[2]))
-local rng = redis.call('HMGET', KEYS[3], 'chainId', 'head', 'disclosed')
-local out = {tostring(committed), tostring(count), tostring(size), rng[1] or '', rng[2] or '', rng[3] or '0', redis.call('HGET', KEYS[4], 'latest') or ''}
-for _, w in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  local p = redis.call('HMGET', ARGV[1] .. ':{' .. w .. '}:player', 'balance', 'staked', 'pendingWithdrawals')
-  out[#out + 1] = w
-  out[#out + 1] = p[1] or '0'
-  out[#out + 1] = p[2] or '0'
-  out[#out + 1] = p[3] or '0'
-end
-return out`;
-
-// Claims the pending slot: only one commit may extend a given committed size, and only one at a time.
-const CLAIM = `
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if tonumber(redis.call('HGET', KEYS[1], 'committedSize') or '0') ~= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[2], 'json', ARGV[2])
-redis.call('DEL', KEYS[3])
-for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
-return 1`;
-
-const UPDATE_PENDING = `
-local cur = redis.call('HGET', KEYS[1], 'json')
-if not cur or cjson.decode(cur).entryCount ~= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'json', ARGV[2])
-return 1`;
-
-// Confirmation: the commit becomes part of the record and the pending slot is freed, in one step.
-const FINALIZE = `
-local cur = redis.call('HGET', KEYS[2], 'json')
-if not cur or cjson.decode(cur).entryCount ~= tonumber(ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[1], 'committedSize', ARGV[1], 'latestEpoch', ARGV[1])
-redis.call('DEL', KEYS[2])
-return 1`;
-
 export class AnchorStore {
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
+    readonly scripts: Scripts,
   ) {}
 
   async committedSize(): Promise<number> {
@@ -105,7 +67,7 @@ export class AnchorStore {
 
   async snapshot(maxEntries: number): Promise<LedgerSnapshot> {
     const k = this.keys;
-    const r = (await this.redis.eval(SNAPSHOT, 5, k.betLog(), k.wallets(), k.rng(), k.manifest(), k.anchor(), k.prefix, maxEntries)) as string[];
+    const r = (await this.scripts.anchorSnapshot([k.betLog(), k.wallets(), k.rng(), k.manifest(), k.anchor()], [k.prefix, maxEntries])) as string[];
     const liabilities = new Map<string, bigint>();
     for (let i = 7; i < r.length; i += 4) {
       liabilities.set(r[i] as string, BigInt(r[i + 1] as string) + BigInt(r[i + 2] as string) + BigInt(r[i + 3] as string));
@@ -131,18 +93,17 @@ export class AnchorStore {
     const args: string[] = [];
     for (const [wallet, amount] of liabilities) args.push(wallet, amount.toString());
     const snapshotKey = k.anchorSnapshot(pending.entryCount);
-    const r = await this.redis.eval(CLAIM, 3, k.anchor(), k.anchorPending(), snapshotKey, pending.from, JSON.stringify(pending), ...args);
-    return r === 1;
+    return (await this.scripts.claimCommit([k.anchor(), k.anchorPending(), snapshotKey], [pending.from, JSON.stringify(pending), ...args])) === 1;
   }
 
   /** Replaces the stored transaction of the pending commit (a re-signed one after its blockhash expired). */
   async updatePending(pending: PendingCommit): Promise<boolean> {
-    return (await this.redis.eval(UPDATE_PENDING, 1, this.keys.anchorPending(), pending.entryCount, JSON.stringify(pending))) === 1;
+    return (await this.scripts.updatePendingCommit([this.keys.anchorPending()], [pending.entryCount, JSON.stringify(pending)])) === 1;
   }
 
   async finalize(record: CommitRecord): Promise<boolean> {
     const k = this.keys;
-    const done = (await this.redis.eval(FINALIZE, 3, k.anchor(), k.anchorPending(), k.anchorCommits(), record.entryCount, JSON.stringify(record))) === 1;
+    const done = (await this.scripts.finalizeCommit([k.anchor(), k.anchorPending(), k.anchorCommits()], [record.entryCount, JSON.stringify(record)])) === 1;
     // Only the latest snapshot is served; the one before stays for readers that raced the switch.
     if (done && record.previousEntryCount > 0) {
       const older = await this.redis.zrangebyscore(k.anchorCommits(), '-inf', `(${record.previousEntryCount}`, 'WITHSCORES');
@@ -194,6 +155,64 @@ export class AnchorStore {
     for (const a of anchors) multi.hset(this.keys.receipt(a.receiptId), 'anchor', a.anchorJson);
     multi.hset(this.keys.anchor(), 'filled', String(filledTo));
     await multi.exec();
+  }
+
+  /** The bet log's size, how far it is committed and filled, and why anchoring halted (if it did). */
+  async progress(): Promise<{ logSize: number; committedSize: number; filledSize: number; halted: string | null; pending: boolean }> {
+    const [state, logSize, pending] = await Promise.all([
+      this.redis.hmget(this.keys.anchor(), 'committedSize', 'filled', 'halted'),
+      this.redis.llen(this.keys.betLog()),
+      this.redis.exists(this.keys.anchorPending()),
+    ]);
+    return { logSize, committedSize: Number(state[0] ?? 0), filledSize: Number(state[1] ?? 0), halted: state[2] || null, pending: pending === 1 };
+  }
+
+  async halted(): Promise<string | null> {
+    return (await this.redis.hget(this.keys.anchor(), 'halted')) || null;
+  }
+
+  /** Stops anchoring until an operator clears the `halted` field of the anchor hash after repair. */
+  async halt(reason: string): Promise<void> {
+    await this.redis.hset(this.keys.anchor(), 'halted', reason);
+  }
+
+  /** Bet-log items `<leafHashHex>:<receiptId>` in [from, to). */
+  async logItems(from: number, to: number): Promise<string[]> {
+    return to > from ? this.redis.lrange(this.keys.betLog(), from, to - 1) : [];
+  }
+
+  async logSize(): Promise<number> {
+    return this.redis.llen(this.keys.betLog());
+  }
+
+  /** The stored bodies of these receipts (null where none), in order. */
+  async receiptBodies(receiptIds: readonly string[]): Promise<(string | null)[]> {
+    if (receiptIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of receiptIds) pipeline.hget(this.keys.receipt(id), 'body');
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map((r) => (typeof r?.[1] === 'string' ? r[1] : null));
+  }
+
+  /** The bet-log Merkle tree as persisted (extend it with `extendTo`). */
+  loadTree(): Promise<BetLogTree> {
+    return BetLogTree.load(this.redis, this.keys);
+  }
+
+  /** The RFC 6962 consistency proof between two sizes of the persisted tree. */
+  consistencyProof(size1: number, size2: number): Promise<Uint8Array[]> {
+    return readConsistencyProof(this.redis, this.keys, size1, size2);
+  }
+
+  /** When the receipt of the entry at `index` was created, if it can be read. */
+  async entryCreatedAt(index: number): Promise<string | null> {
+    const item = await this.redis.lindex(this.keys.betLog(), index);
+    const body = item ? await this.redis.hget(this.keys.receipt(item.slice(65)), 'body') : null;
+    try {
+      return body ? ((JSON.parse(body) as { createdAt?: string }).createdAt ?? null) : null;
+    } catch {
+      return null;
+    }
   }
 
   async setLastError(message: string | null): Promise<void> {

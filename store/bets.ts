@@ -1,8 +1,10 @@
 // Bet records in Redis: prepared payloads, the commit and settle scripts, recovery seeds and deadlines.
 import type { Redis } from 'ioredis';
+import type { LimitSettings, LockedTotals } from '../protocol/house.ts';
+import { isLedgerRejection, type LedgerRejection } from '../protocol/errors.ts';
+import type { PlaySource } from '../protocol/receipt.ts';
 import type { Keys } from './keys.ts';
-import type { ScriptRunner } from './scripts.ts';
-import type { LimitSettings, LockedTotals } from './ledger.ts';
+import type { Scripts } from './scripts.ts';
 
 export interface PreparedBet {
   wallet: string;
@@ -17,6 +19,7 @@ export interface PreparedBet {
   expiresAtMs: number;
   ticketId?: string;
   turn?: 'choice' | 'cashout';
+  source: PlaySource;
 }
 
 export interface PrepareView {
@@ -48,6 +51,7 @@ export interface BetRecord {
   commitSignature: string;
   ticketId: string;
   turn: string;
+  source: PlaySource;
   settlement: string | null;
 }
 
@@ -59,7 +63,20 @@ export interface AckFields {
   revealDeadline: string;
 }
 
-export type CommitResult = ({ kind: 'ok' | 'dup' } & AckFields) | { kind: 'err'; reason: string; detail: string | null };
+/** What a bet's ack is signed from. */
+export type AckSource = { hash: string } & AckFields;
+
+/** A re-sent commit (`dup`) names the bet's state, which may be settled by now. */
+export type CommitResult =
+  | ({ kind: 'ok' | 'dup'; state: BetRecord['state'] } & AckFields)
+  | { kind: 'err'; reason: LedgerRejection; detail: string | null };
+
+/** A script's `{'err', reason, detail}` reply, typed; an unknown reason is a ledger bug, not a client error. */
+export function rejectionOf(reply: readonly (string | null)[]): { kind: 'err'; reason: LedgerRejection; detail: string | null } {
+  const reason = reply[1];
+  if (!isLedgerRejection(reason)) throw new Error(`ledger script gave an unknown reason ${String(reason)}`);
+  return { kind: 'err', reason, detail: reply[2] ?? null };
+}
 
 export interface PlayerTotals {
   balance: bigint;
@@ -68,7 +85,7 @@ export interface PlayerTotals {
   nonce: number;
 }
 
-export type SettleResult = { kind: 'ok' | 'dup'; settlement: string; player: PlayerTotals } | { kind: 'err'; reason: string };
+export type SettleResult = { kind: 'ok' | 'dup'; settlement: string; player: PlayerTotals } | { kind: 'err'; reason: LedgerRejection; detail: string | null };
 
 /** Balance, staked, exposure and nonce as the settle scripts return them, from `offset` on. */
 export function playerTotalsOf(reply: readonly (string | null)[], offset: number): PlayerTotals {
@@ -80,27 +97,35 @@ export function playerTotalsOf(reply: readonly (string | null)[], offset: number
   };
 }
 
-export interface SettleArgs {
-  payout: bigint;
-  houseNet: bigint;
-  settlementJson: string;
-  receiptId: string;
-  receiptJson: string;
-  leafHashHex: string;
-  settledAt: string;
+/** What settling one turn writes; `end` is there when the turn ends its play. */
+export interface TurnWrite {
+  /** Stored on the bet: a replayed reveal rebuilds its reply from it. */
+  settlement: string;
+  /** The RNG index now disclosed to the player (0 when the turn drew nothing). */
   disclosedIndex: number;
-  eventJson: string;
-  recentJson: string;
-  won: boolean;
-  /** Published on the plays channel for live feeds, in the same script. */
-  playJson: string;
+  turnEvent: { type: string; json: string } | null;
+  /** The ticket's new state, when the play is a ticket. */
+  ticket: { rowsWon: number; status: 'running' | 'settled'; turnsJson: string; outcome: string } | null;
+  end: {
+    payout: bigint;
+    houseNet: bigint;
+    won: boolean;
+    receiptId: string;
+    receiptJson: string;
+    leafHashHex: string;
+    event: { type: string; json: string };
+    /** Pushed on the wallet's recent plays of the game. */
+    recentJson: string;
+    /** Published on the plays channel for live feeds, in the same script. */
+    playJson: string;
+  } | null;
 }
 
 export class BetStore {
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
-    readonly scripts: ScriptRunner,
+    readonly scripts: Scripts,
   ) {}
 
   async isCommitmentUsed(commitment: string): Promise<boolean> {
@@ -122,6 +147,7 @@ export class BetStore {
       expiresAtMs: String(bet.expiresAtMs),
       ticketId: bet.ticketId ?? '',
       turn: bet.turn ?? '',
+      source: bet.source,
     };
     await this.redis.set(this.keys.prepared(hash), JSON.stringify(record), 'PX', ttlMs + 60_000);
   }
@@ -159,9 +185,10 @@ export class BetStore {
         args.limits.maxExposureBps, args.limits.maxPayoutBps, args.limits.maxBetBps, args.sessionSignature,
       ],
     )) as (string | null)[];
-    if (reply[0] === 'err') return { kind: 'err', reason: reply[1] as string, detail: reply[2] ?? null };
+    if (reply[0] === 'err') return rejectionOf(reply);
     return {
       kind: reply[0] as 'ok' | 'dup',
+      state: reply[6] === 'settled' ? 'settled' : 'committed',
       betNonce: Number(reply[1]),
       rngIndex: Number(reply[2]),
       rngChainHead: reply[3] as string,
@@ -194,25 +221,35 @@ export class BetStore {
       commitSignature: r.commitSignature ?? '',
       ticketId: r.ticketId ?? '',
       turn: r.turn ?? '',
+      source: r.source === 'mcp' ? 'mcp' : 'api',
       settlement: r.settlement ?? null,
     };
   }
 
-  async settleDice(hash: string, wallet: string, a: SettleArgs): Promise<SettleResult> {
+  /** Settles one turn atomically (store/scripts/settle_turn.lua); a replay answers `dup` and changes nothing. */
+  async settleTurn(bet: Pick<BetRecord, 'hash' | 'wallet' | 'game' | 'ticketId'>, w: TurnWrite, settledAt: string): Promise<SettleResult> {
     const k = this.keys;
-    const reply = (await this.scripts.settleBet(
+    const end = w.end;
+    const reply = (await this.scripts.settleTurn(
       [
-        k.player(wallet), k.bet(hash), k.house(), k.journal(), k.journalSeq(), k.pendingBets(wallet), k.deadlines(),
-        k.betLog(), k.receipt(a.receiptId), k.rng(), k.recentPlays(wallet, 'dice'),
+        k.player(bet.wallet), k.bet(bet.hash), k.ticket(bet.ticketId || '-'), k.activeTicket(bet.wallet), k.house(), k.journal(), k.journalSeq(),
+        k.pendingBets(bet.wallet), k.deadlines(), k.betLog(), k.receipt(end?.receiptId ?? '-'), k.rng(), k.recentPlays(bet.wallet, bet.game),
       ],
       [
-        hash, wallet, a.payout.toString(), a.houseNet.toString(), a.settlementJson, a.receiptJson,
-        `${a.leafHashHex}:${a.receiptId}`, a.settledAt, a.disclosedIndex, a.eventJson, a.recentJson, a.won ? '1' : '0',
-        k.playsChannel(), a.playJson,
+        bet.hash, bet.wallet, w.settlement, settledAt, w.disclosedIndex, w.turnEvent?.type ?? '', w.turnEvent?.json ?? '',
+        w.ticket ? '1' : '0', w.ticket?.rowsWon ?? 0, w.ticket?.status ?? '', w.ticket?.turnsJson ?? '',
+        end ? '1' : '0', (end?.payout ?? 0n).toString(), (end?.houseNet ?? 0n).toString(), end?.won ? '1' : '0', end?.receiptJson ?? '',
+        end ? `${end.leafHashHex}:${end.receiptId}` : '', end?.event.type ?? '', end?.event.json ?? '', end?.recentJson ?? '',
+        w.ticket?.outcome ?? '', k.playsChannel(), end?.playJson ?? '',
       ],
     )) as (string | null)[];
-    if (reply[0] === 'err') return { kind: 'err', reason: reply[1] as string };
+    if (reply[0] === 'err') return rejectionOf(reply);
     return { kind: reply[0] as 'ok' | 'dup', settlement: reply[1] as string, player: playerTotalsOf(reply, 2) };
+  }
+
+  /** The player fields a bet reply shows. */
+  async playerTotals(wallet: string): Promise<PlayerTotals> {
+    return playerTotalsOf(await this.redis.hmget(this.keys.player(wallet), 'balance', 'staked', 'exposure', 'nonce'), 0);
   }
 
   async saveRecoverySeed(hash: string, clientSeedRaw: string): Promise<void> {
@@ -236,6 +273,11 @@ export class BetStore {
 
   async dueBets(nowMs: number, limit: number): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.deadlines(), '-inf', String(nowMs), 'LIMIT', 0, limit);
+  }
+
+  /** Drops a bet from the deadline index (it settled, or its record is gone). */
+  async forgetDeadline(hash: string): Promise<void> {
+    await this.redis.zrem(this.keys.deadlines(), hash);
   }
 
   async recentPlays(wallet: string, game: 'dice' | 'sweeper', count: number): Promise<unknown[]> {

@@ -1,8 +1,8 @@
-// The Redis ledger: typed reads of player and house state, and the atomic scripts that change them.
+// The Redis ledger: typed reads of player and house state, on-chain facts applied exactly once, and the
+// deployment's identity (which chain this key prefix belongs to, when it started).
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
-import { defineScripts, type ScriptRunner } from './scripts.ts';
-import type { Aliases } from './aliases.ts';
+import type { Scripts } from './scripts.ts';
 
 export interface PlayerState {
   balance: bigint;
@@ -25,24 +25,20 @@ export interface SessionKeyState {
 }
 
 export const HOUSE_FIELDS = [
-  'vault', 'balances', 'staked', 'exposure', 'pendingWithdrawals', 'unattributed', 'lpPending',
-  'capital', 'gameNet', 'volume', 'paidOut', 'plays',
+  'vault',
+  'balances',
+  'staked',
+  'exposure',
+  'pendingWithdrawals',
+  'unattributed',
+  'lpPending',
+  'capital',
+  'gameNet',
+  'volume',
+  'paidOut',
+  'plays',
 ] as const;
 export type HouseTotals = Record<(typeof HOUSE_FIELDS)[number], bigint>;
-
-export interface Limits {
-  nav: bigint;
-  maxBet: bigint;
-  maxPayout: bigint;
-  maxExposure: bigint;
-  openExposure: bigint;
-}
-
-export interface LimitSettings {
-  maxBetBps: number;
-  maxPayoutBps: number;
-  maxExposureBps: number;
-}
 
 export type ChainItemKind = 'deposit' | 'setup' | 'revoke' | 'unattributed' | 'lp-deposit' | 'house';
 
@@ -53,47 +49,34 @@ export interface ChainItem {
   signature: string;
   slot: number;
   wallet?: string;
+  /** The wallet's public alias, journaled instead of the address. */
+  alias?: string;
   amount?: bigint;
   sessionPubkey?: string;
 }
 
 const big = (value: string | null | undefined): bigint => (value ? BigInt(value) : 0n);
 
-/** The house fields that NAV and the limits depend on. */
-export type LockedTotals = Pick<HouseTotals, 'vault' | 'balances' | 'staked' | 'exposure' | 'pendingWithdrawals' | 'unattributed' | 'lpPending'>;
-
-export function totalLocked(h: LockedTotals): bigint {
-  return h.balances + h.staked + h.exposure + h.pendingWithdrawals + h.unattributed + h.lpPending;
-}
-
-/** Limits as fractions of NAV, computed exactly as the commit script does. */
-export function limitsOf(h: LockedTotals, settings: LimitSettings, vault = h.vault): Limits {
-  const nav = vault - totalLocked(h);
-  const part = (bps: number) => (nav > 0n ? (nav * BigInt(bps)) / 10_000n : 0n);
-  return {
-    nav,
-    maxBet: part(settings.maxBetBps),
-    maxPayout: part(settings.maxPayoutBps),
-    maxExposure: part(settings.maxExposureBps),
-    openExposure: h.exposure,
-  };
-}
-
-export class Ledger {
-  readonly scripts: ScriptRunner;
-
+export class LedgerStore {
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
-    readonly aliases: Aliases,
-  ) {
-    this.scripts = defineScripts(redis);
-  }
+    readonly scripts: Scripts,
+  ) {}
 
   async player(wallet: string): Promise<PlayerState> {
     const r = await this.redis.hmget(
       this.keys.player(wallet),
-      'balance', 'staked', 'exposure', 'pendingWithdrawals', 'nonce', 'deposited', 'wagered', 'paidOut', 'plays', 'wins',
+      'balance',
+      'staked',
+      'exposure',
+      'pendingWithdrawals',
+      'nonce',
+      'deposited',
+      'wagered',
+      'paidOut',
+      'plays',
+      'wins',
     );
     return {
       balance: big(r[0]),
@@ -130,15 +113,29 @@ export class Ledger {
     const k = this.keys;
     const reply = await this.scripts.applyChainItem(
       [k.appliedChainItems(), k.player(wallet), k.sessionKeys(wallet), k.house(), k.journal(), k.journalSeq(), k.wallets()],
-      [
-        item.key, item.kind, (item.amount ?? 0n).toString(), item.sessionPubkey ?? '', item.slot, item.signature, at,
-        item.wallet ? this.aliases.of(item.wallet) : '', wallet,
-      ],
+      [item.key, item.kind, (item.amount ?? 0n).toString(), item.sessionPubkey ?? '', item.slot, item.signature, at, item.alias ?? '', wallet],
     );
     return reply === 1;
   }
 
   async isApplied(itemKey: string): Promise<boolean> {
     return (await this.redis.sismember(this.keys.appliedChainItems(), itemKey)) === 1;
+  }
+
+  /**
+   * Binds this key prefix to one chain (its USDC mint and vault): a prefix holds the ledger of one chain only,
+   * and mixing two (another DATA_DIR, say) would corrupt both.
+   * @returns the identity already stored when it differs, else null
+   */
+  async claimChain(identity: string): Promise<string | null> {
+    await this.redis.hsetnx(this.keys.meta(), 'chain', identity);
+    const stored = await this.redis.hget(this.keys.meta(), 'chain');
+    return stored === identity ? null : stored;
+  }
+
+  /** When this ledger first started (ms), recorded once; the house APR counts from it. */
+  async startedAt(nowMs: number): Promise<number> {
+    await this.redis.hsetnx(this.keys.meta(), 'startedAt', String(nowMs));
+    return Number(await this.redis.hget(this.keys.meta(), 'startedAt'));
   }
 }

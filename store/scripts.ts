@@ -1,54 +1,63 @@
-// Loads the ledger's Lua scripts (each prefixed with the shared helpers) and runs them by SHA.
-import { createHash } from 'node:crypto';
+// The ledger's Lua scripts: one `.lua` file each under store/scripts (prefixed with the shared helpers of
+// _lib.lua), registered on a connection with ioredis `defineCommand`.
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 
-const SCRIPTS = {
+/** Every script and how many keys it takes. */
+export const SCRIPTS = {
   applyChainItem: 7,
   commitBet: 12,
-  settleBet: 11,
   openTicket: 7,
   settleTurn: 13,
   prepareView: 4,
+  renewLease: 1,
+  releaseLease: 1,
+  setRngChain: 1,
+  setNextRngChain: 1,
+  anchorSnapshot: 5,
+  claimCommit: 3,
+  updatePendingCommit: 1,
+  finalizeCommit: 3,
+  claimManifestDraft: 1,
+  publishManifest: 3,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;
-type ScriptReply = (string | null)[] | number;
-export type ScriptRunner = Record<ScriptName, (keys: string[], args: (string | number)[]) => Promise<ScriptReply>>;
+export type ScriptReply = (string | null)[] | number;
+export type Scripts = Record<ScriptName, (keys: readonly string[], args: readonly (string | number)[]) => Promise<ScriptReply>>;
+
+/**
+ * Script names for ioredis's `autoPipeliningIgnoredCommands`: `defineCommand` sends EVAL once per socket and
+ * EVALSHA after that, but an auto-pipelined batch writes through a fresh stream object each time, so it would
+ * resend every script's whole source. Scripts therefore go straight to the socket.
+ */
+export const SCRIPT_NAMES = Object.keys(SCRIPTS) as ScriptName[];
 
 const fileOf = (name: string) => new URL(`./scripts/${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}.lua`, import.meta.url);
 
-let sources: Record<string, string> | null = null;
-function loadSources(): Record<string, string> {
+let sources: Record<ScriptName, string> | null = null;
+function loadSources(): Record<ScriptName, string> {
   if (!sources) {
     const lib = readFileSync(new URL('./scripts/_lib.lua', import.meta.url), 'utf8');
-    sources = Object.fromEntries(Object.keys(SCRIPTS).map((name) => [name, `${lib}\n${readFileSync(fileOf(name), 'utf8')}`]));
+    sources = Object.fromEntries(SCRIPT_NAMES.map((name) => [name, `${lib}\n${readFileSync(fileOf(name), 'utf8')}`])) as Record<ScriptName, string>;
   }
   return sources;
 }
 
-// ioredis's `defineCommand` remembers a loaded script per socket, but an auto-pipelined batch writes
-// through a fresh stream object each time, so every call would resend the whole source as EVAL. We send
-// EVALSHA and load the source only when Redis answers NOSCRIPT (after a restart or SCRIPT FLUSH); a
-// NOSCRIPT reply means nothing ran, so the retry cannot apply a change twice.
-export function defineScripts(redis: Redis): ScriptRunner {
+type Command = (...args: (string | number)[]) => Promise<ScriptReply>;
+
+/** Registers every script on `redis` (once per connection) and returns typed callers. */
+export function defineScripts(redis: Redis): Scripts {
   const src = loadSources();
-  const runner = {} as ScriptRunner;
-  for (const [name, numberOfKeys] of Object.entries(SCRIPTS) as [ScriptName, number][]) {
-    const lua = src[name] as string;
-    const sha = createHash('sha1').update(lua).digest('hex');
-    const call = (keys: string[], args: (string | number)[]) =>
-      redis.evalsha(sha, numberOfKeys, ...keys, ...args) as Promise<ScriptReply>;
-    runner[name] = async (keys, args) => {
+  const commands = redis as unknown as Record<ScriptName, Command | undefined>;
+  const scripts = {} as Scripts;
+  for (const name of SCRIPT_NAMES) {
+    const numberOfKeys = SCRIPTS[name];
+    if (!commands[name]) redis.defineCommand(name, { numberOfKeys, lua: src[name] });
+    scripts[name] = (keys, args) => {
       if (keys.length !== numberOfKeys) throw new Error(`${name} takes ${numberOfKeys} keys`);
-      try {
-        return await call(keys, args);
-      } catch (err) {
-        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-        await redis.script('LOAD', lua);
-        return call(keys, args);
-      }
+      return (commands[name] as Command).call(redis, ...keys, ...args);
     };
   }
-  return runner;
+  return scripts;
 }

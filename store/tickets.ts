@@ -1,9 +1,11 @@
-// Sweeper tickets in Redis: open (atomic, one per wallet), read, and settle a turn.
+// Sweeper tickets in Redis: open (atomic, one per wallet) and read; turns settle through BetStore.settleTurn.
 import type { Redis } from 'ioredis';
+import type { LimitSettings } from '../protocol/house.ts';
+import type { LedgerRejection } from '../protocol/errors.ts';
+import type { PlaySource } from '../protocol/receipt.ts';
 import type { Keys } from './keys.ts';
-import type { ScriptRunner } from './scripts.ts';
-import type { LimitSettings } from './ledger.ts';
-import { playerTotalsOf, type PlayerTotals } from './bets.ts';
+import type { Scripts } from './scripts.ts';
+import { rejectionOf } from './bets.ts';
 
 export interface TicketTurn {
   betPayloadHash: string;
@@ -35,54 +37,42 @@ export interface TicketRecord {
   nonce: number;
   serverSeedHash: string;
   payout: bigint | null;
+  source: PlaySource;
   turns: TicketTurn[];
 }
 
-export type OpenResult = { kind: 'ok'; nonce: number } | { kind: 'err'; reason: string; detail: string | null };
-
-export interface SettleTurnArgs {
-  settlementJson: string;
-  rowsWon: number;
-  status: 'running' | 'settled';
-  outcome: string;
-  turns: TicketTurn[];
-  endedAt: string;
-  payout: bigint;
-  houseNet: bigint;
-  receiptId: string;
-  receiptJson: string;
-  leafHashHex: string;
-  turnEventJson: string;
-  ticketEventJson: string;
-  recentJson: string;
-  disclosedIndex: number;
-  settledAt: string;
-  /** Published on the plays channel when the turn ends the ticket. */
-  playJson: string;
-}
-
-export type SettleTurnResult = { kind: 'ok' | 'dup'; settlement: string; player: PlayerTotals } | { kind: 'err'; reason: string };
+export type OpenResult = { kind: 'ok'; nonce: number } | { kind: 'err'; reason: LedgerRejection; detail: string | null };
 
 export class TicketStore {
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
-    readonly scripts: ScriptRunner,
+    readonly scripts: Scripts,
   ) {}
 
   async open(
     wallet: string,
-    t: { id: string; mode: string; wager: bigint; fullPayout: bigint; sessionPubkey: string; createdAt: string; serverSeedHash: string; limits: LimitSettings },
+    t: {
+      id: string;
+      mode: string;
+      wager: bigint;
+      fullPayout: bigint;
+      sessionPubkey: string;
+      createdAt: string;
+      serverSeedHash: string;
+      source: PlaySource;
+      limits: LimitSettings;
+    },
   ): Promise<OpenResult> {
     const k = this.keys;
     const reply = (await this.scripts.openTicket(
       [k.player(wallet), k.sessionKeys(wallet), k.activeTicket(wallet), k.ticket(t.id), k.house(), k.journal(), k.journalSeq()],
       [
         wallet, t.id, t.mode, t.wager.toString(), t.fullPayout.toString(), (t.fullPayout - t.wager).toString(), t.sessionPubkey,
-        t.createdAt, t.serverSeedHash, t.limits.maxExposureBps, t.limits.maxPayoutBps, t.limits.maxBetBps,
+        t.createdAt, t.serverSeedHash, t.limits.maxExposureBps, t.limits.maxPayoutBps, t.limits.maxBetBps, t.source,
       ],
     )) as (string | null)[];
-    if (reply[0] === 'err') return { kind: 'err', reason: reply[1] as string, detail: reply[2] ?? null };
+    if (reply[0] === 'err') return rejectionOf(reply);
     return { kind: 'ok', nonce: Number(reply[1]) };
   }
 
@@ -104,28 +94,12 @@ export class TicketStore {
       nonce: Number(r.nonce ?? 0),
       serverSeedHash: r.serverSeedHash ?? '',
       payout: r.payout !== undefined ? BigInt(r.payout) : null,
+      source: r.source === 'mcp' ? 'mcp' : 'api',
       turns: JSON.parse(r.turns ?? '[]') as TicketTurn[],
     };
   }
 
   async activeTicketId(wallet: string): Promise<string | null> {
     return this.redis.get(this.keys.activeTicket(wallet));
-  }
-
-  async settleTurn(betPayloadHash: string, wallet: string, ticketId: string, a: SettleTurnArgs): Promise<SettleTurnResult> {
-    const k = this.keys;
-    const reply = (await this.scripts.settleTurn(
-      [
-        k.player(wallet), k.bet(betPayloadHash), k.ticket(ticketId), k.activeTicket(wallet), k.house(), k.journal(), k.journalSeq(),
-        k.pendingBets(wallet), k.deadlines(), k.betLog(), k.receipt(a.receiptId), k.rng(), k.recentPlays(wallet, 'sweeper'),
-      ],
-      [
-        betPayloadHash, wallet, a.settlementJson, a.rowsWon, a.status, JSON.stringify(a.turns), a.endedAt, a.payout.toString(),
-        a.houseNet.toString(), a.receiptJson, `${a.leafHashHex}:${a.receiptId}`, a.turnEventJson, a.ticketEventJson, a.recentJson,
-        a.disclosedIndex, a.settledAt, a.outcome, k.playsChannel(), a.playJson,
-      ],
-    )) as (string | null)[];
-    if (reply[0] === 'err') return { kind: 'err', reason: reply[1] as string };
-    return { kind: reply[0] as 'ok' | 'dup', settlement: reply[1] as string, player: playerTotalsOf(reply, 2) };
   }
 }

@@ -1,12 +1,10 @@
 // Bearer authentication: `app.requireWallet` resolves the token to `request.wallet`.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../../schemas/errors.ts';
-import { AuthStore } from '../../store/auth.ts';
+import { PfwsError } from '../../protocol/errors.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    authStore: AuthStore;
     requireWallet: (request: FastifyRequest) => Promise<void>;
   }
   interface FastifyRequest {
@@ -18,16 +16,14 @@ const BEARER_RE = /^Bearer\s+(\S+)$/i;
 
 export default fp(
   async (app: FastifyInstance) => {
-    const store = new AuthStore(app.services.redis, app.services.keys);
-    app.decorate('authStore', store);
     app.decorateRequest('wallet', '');
     app.decorate('requireWallet', async (request: FastifyRequest) => {
       const match = BEARER_RE.exec(request.headers.authorization ?? '');
-      if (!match) throw new ApiError('WALLET_SESSION_REQUIRED', 'A bearer token is required: GET /api/wallet/challenge, then POST /api/wallet/session');
-      const wallet = await store.resolveToken(match[1] as string, app.services.now().getTime());
-      if (!wallet) throw new ApiError('WALLET_SESSION_REQUIRED', 'The bearer token is unknown or expired; sign in again');
+      if (!match) throw new PfwsError('WALLET_SESSION_REQUIRED', 'A bearer token is required: GET /api/wallet/challenge, then POST /api/wallet/session');
+      const wallet = await app.auth.resolveToken(match[1] as string, app.clock().getTime());
+      if (!wallet) throw new PfwsError('WALLET_SESSION_REQUIRED', 'The bearer token is unknown or expired; sign in again');
       request.wallet = wallet;
     });
   },
-  { name: 'auth', dependencies: ['services'] },
+  { name: 'auth', dependencies: ['parts'] },
 );

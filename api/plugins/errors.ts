@@ -1,7 +1,8 @@
 // One central error handler: every failure becomes the contract's envelope; a 5xx never leaks internals.
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../../schemas/errors.ts';
+import { PfwsError, type ErrorCode } from '../../protocol/errors.ts';
+import { ERROR_STATUS } from '../../schemas/errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -11,11 +12,17 @@ declare module 'fastify' {
 }
 
 function envelope(reply: FastifyReply, code: ErrorCode, message: string, details?: Record<string, unknown>) {
-  return reply.code(ERROR_STATUS[code]).type('application/json').send({ error: details ? { code, message, details } : { code, message } });
+  return reply
+    .code(ERROR_STATUS[code])
+    .type('application/json')
+    .send({ error: details ? { code, message, details } : { code, message } });
 }
 
-function toEnvelope(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof ApiError) return envelope(reply, error.code, error.message, error.details);
+function toEnvelope(error: FastifyError | PfwsError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof PfwsError) {
+    if (ERROR_STATUS[error.code] >= 500) request.log.error({ err: error.cause ?? error }, error.message);
+    return envelope(reply, error.code, error.message, error.details);
+  }
   const status = error.statusCode ?? 500;
   if (status === 429) return envelope(reply, 'RATE_LIMITED', 'Too many requests; slow down');
   if (status === 404) return envelope(reply, 'NOT_FOUND', 'Not found');
@@ -30,7 +37,7 @@ function toEnvelope(error: FastifyError | ApiError, request: FastifyRequest, rep
 
 export default fp(
   async (app: FastifyInstance) => {
-    app.setErrorHandler((error: FastifyError | ApiError, request, reply) => toEnvelope(error, request, reply));
+    app.setErrorHandler((error: FastifyError | PfwsError, request, reply) => toEnvelope(error, request, reply));
     app.setNotFoundHandler((request, reply) => envelope(reply, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`));
   },
   { name: 'errors' },

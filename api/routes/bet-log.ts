@@ -3,19 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pageSize, responses } from '../../schemas/common.ts';
 import { CommitsQuery, CommitsResponse, ConsistencyQuery, ConsistencyResponse, EntriesQuery, EntriesResponse } from '../../schemas/anchor.ts';
-import { ApiError } from '../../schemas/errors.ts';
-import { AnchorStore, type CommitRecord } from '../../store/anchor-store.ts';
-import { parseBetLogItem, readConsistencyProof } from '../../store/anchor-tree.ts';
-import { explorerLinks } from '../../store/anchor-links.ts';
+import { PfwsError } from '../../protocol/errors.ts';
+import type { CommitRecord } from '../../store/anchor-store.ts';
+import { parseBetLogItem } from '../../store/anchor-tree.ts';
 import { proofToHex } from '../../protocol/merkle.ts';
 
 export default async function betLogRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { services } = app;
-  const store = new AnchorStore(services.redis, services.keys);
-  const links = explorerLinks(services.config, services.rpcUrl);
+  const { anchors: store, links, chain } = app;
   const meta = { tags: ['bet-log'] };
-  const view = (c: CommitRecord) => ({ ...c, transactionUrl: links.transaction(c.signature), explorerUrl: links.account(services.operator.anchor.publicKey) });
+  const view = (c: CommitRecord) => ({ ...c, transactionUrl: links.transaction(c.signature), explorerUrl: links.account(chain.anchorPublicKey) });
 
   app.get(
     '/protocol/v1/bet-log/commits',
@@ -33,10 +30,10 @@ export default async function betLogRoutes(fastify: FastifyInstance) {
     { schema: { ...meta, summary: 'RFC 6962 consistency proof between two committed sizes', querystring: ConsistencyQuery, response: responses({ 200: ConsistencyResponse }) } },
     async (request) => {
       const { from, to } = request.query;
-      if (from > to) throw new ApiError('INVALID_REQUEST', 'from must not exceed to');
+      if (from > to) throw new PfwsError('INVALID_REQUEST', 'from must not exceed to');
       const [a, b] = await Promise.all([store.commitAt(from), store.commitAt(to)]);
-      if (!a || !b) throw new ApiError('NOT_FOUND', `Both sizes must be committed sizes (see /protocol/v1/bet-log/commits); ${!a ? from : to} is not`);
-      const proof = await readConsistencyProof(services.redis, services.keys, from, to);
+      if (!a || !b) throw new PfwsError('NOT_FOUND', `Both sizes must be committed sizes (see /protocol/v1/bet-log/commits); ${!a ? from : to} is not`);
+      const proof = await store.consistencyProof(from, to);
       return { from, to, fromRoot: a.betLogRoot, toRoot: b.betLogRoot, proof: proofToHex(proof) };
     },
   );
@@ -47,11 +44,7 @@ export default async function betLogRoutes(fastify: FastifyInstance) {
     async (request) => {
       const from = request.query.from ?? 0;
       const limit = pageSize(request.query.limit);
-      const [items, size, committedSize] = await Promise.all([
-        services.redis.lrange(services.keys.betLog(), from, from + limit - 1),
-        services.redis.llen(services.keys.betLog()),
-        store.committedSize(),
-      ]);
+      const [items, size, committedSize] = await Promise.all([store.logItems(from, from + limit), store.logSize(), store.committedSize()]);
       const entries = items.map((item, i) => {
         const { leafHex, receiptId } = parseBetLogItem(item, from + i);
         return { index: from + i, leafHash: leafHex, receiptId };

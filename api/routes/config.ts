@@ -7,20 +7,19 @@ import { ProtocolConfig } from '../../schemas/config.ts';
 
 export default async function configRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { services } = app;
-  const { config, setup, operator } = services;
+  const { chain, rng } = app;
 
   app.get('/protocol/v1/config', { schema: { tags: ['protocol'], response: responses({ 200: ProtocolConfig }) } }, async () => ({
-    cluster: config.cluster,
-    rpcUrl: config.PUBLIC_RPC_URL ?? services.rpcUrl,
-    usdcMint: setup.usdcMint,
-    vaultAuthority: setup.vaultAuthority,
-    vaultTokenAccount: setup.vaultTokenAccount,
-    operatorPublicKey: operator.anchor.publicKey,
-    ackPublicKey: operator.ack.publicKey,
+    cluster: chain.cluster,
+    rpcUrl: chain.rpcUrl,
+    usdcMint: chain.setup.usdcMint,
+    vaultAuthority: chain.setup.vaultAuthority,
+    vaultTokenAccount: chain.setup.vaultTokenAccount,
+    operatorPublicKey: chain.anchorPublicKey,
+    ackPublicKey: chain.ackPublicKey,
     memoProgram: MEMO_PROGRAM_ID,
-    lpMint: setup.lpMint,
-    rngChainHead: (await services.redis.hget(services.keys.rng(), 'head')) ?? null,
-    explorerBaseUrl: config.EXPLORER_BASE_URL,
+    lpMint: chain.setup.lpMint,
+    rngChainHead: await rng.head(),
+    explorerBaseUrl: chain.explorerBaseUrl,
   }));
 }

@@ -2,19 +2,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { address } from '@solana/kit';
-import { ApiError } from '../../schemas/errors.ts';
+import { PfwsError } from '../../protocol/errors.ts';
 import { responses } from '../../schemas/common.ts';
 import { FaucetBody, FaucetResult } from '../../schemas/player.ts';
 import { AmountError, microToNumber, parseNonNegativeAmount } from '../../protocol/money.ts';
 import { fundFromFaucet } from '../../chain/genesis.ts';
-import { isWalletAddress } from './wallet.ts';
+import { isWalletAddress } from '../../auth/sign-in.ts';
 
 const MAX_FAUCET_USDC = 1_000_000_000_000n;
 
 export default async function devRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { services } = app;
-  const faucet = services.faucet;
+  const { faucet } = app;
   if (!faucet) return;
 
   app.post(
@@ -22,24 +21,24 @@ export default async function devRoutes(fastify: FastifyInstance) {
     { schema: { tags: ['dev'], summary: 'localnet only: airdrop SOL and mint dev USDC', body: FaucetBody, response: responses({ 200: FaucetResult }) } },
     async (request) => {
       const { wallet } = request.body;
-      if (!isWalletAddress(wallet)) throw new ApiError('INVALID_WALLET_ADDRESS', 'wallet is not a valid Solana public key');
+      if (!isWalletAddress(wallet)) throw new PfwsError('INVALID_WALLET_ADDRESS', 'wallet is not a valid Solana public key');
       let usdc: bigint;
       try {
         usdc = parseNonNegativeAmount(request.body.usdc ?? 1000);
       } catch (err) {
-        if (err instanceof AmountError) throw new ApiError('INVALID_REQUEST', `usdc: ${err.message}`);
+        if (err instanceof AmountError) throw new PfwsError('INVALID_REQUEST', `usdc: ${err.message}`);
         throw err;
       }
-      if (usdc > MAX_FAUCET_USDC) throw new ApiError('INVALID_REQUEST', 'usdc: at most 1,000,000 per request');
+      if (usdc > MAX_FAUCET_USDC) throw new PfwsError('INVALID_REQUEST', 'usdc: at most 1,000,000 per request');
       const sol = request.body.sol ?? 1;
       // Below the rent-exempt minimum a new account cannot exist, so the airdrop would fail on-chain.
-      if (sol !== 0 && sol < 0.001) throw new ApiError('INVALID_REQUEST', 'sol: 0, or at least 0.001');
+      if (sol !== 0 && sol < 0.001) throw new PfwsError('INVALID_REQUEST', 'sol: 0, or at least 0.001');
       let result: Awaited<ReturnType<typeof fundFromFaucet>>;
       try {
-        result = await fundFromFaucet(services.rpc, services.setup, faucet, address(wallet), usdc, BigInt(Math.round(sol * 1e9)));
+        result = await fundFromFaucet(faucet.rpc, faucet.setup, faucet.key, address(wallet), usdc, BigInt(Math.round(sol * 1e9)));
       } catch (err) {
         request.log.warn({ err }, 'faucet: the chain refused the request');
-        throw new ApiError('INVALID_REQUEST', 'The chain refused this faucet request');
+        throw new PfwsError('INVALID_REQUEST', 'The chain refused this faucet request');
       }
       return { wallet, tokenAccount: result.tokenAccount, usdc: microToNumber(usdc), sol, signatures: result.signatures };
     },

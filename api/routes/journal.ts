@@ -3,12 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pageSize, responses } from '../../schemas/common.ts';
 import { EventsQuery, EventsResponse, ManifestParams, ManifestResponse } from '../../schemas/journal.ts';
-import { ApiError } from '../../schemas/errors.ts';
-import { ManifestStore } from '../../store/anchor-manifests.ts';
+import { PfwsError } from '../../protocol/errors.ts';
 
 export default async function journalRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const store = new ManifestStore(app.services.redis, app.services.keys);
+  const store = app.manifests;
   const meta = { tags: ['journal'] };
 
   app.get(
@@ -16,7 +15,7 @@ export default async function journalRoutes(fastify: FastifyInstance) {
     { schema: { ...meta, summary: 'The newest signed journal manifest', response: responses({ 200: ManifestResponse }) } },
     async () => {
       const record = await store.latest();
-      if (!record) throw new ApiError('NOT_FOUND', 'No journal manifest has been signed yet');
+      if (!record) throw new PfwsError('NOT_FOUND', 'No journal manifest has been signed yet');
       return { manifest: record.manifest };
     },
   );
@@ -26,7 +25,7 @@ export default async function journalRoutes(fastify: FastifyInstance) {
     { schema: { ...meta, summary: 'A manifest by hash, to walk the chain', params: ManifestParams, response: responses({ 200: ManifestResponse }) } },
     async (request) => {
       const record = await store.get(request.params.manifestHash);
-      if (!record) throw new ApiError('NOT_FOUND', `No manifest with hash ${request.params.manifestHash}`);
+      if (!record) throw new PfwsError('NOT_FOUND', `No manifest with hash ${request.params.manifestHash}`);
       return { manifest: record.manifest };
     },
   );

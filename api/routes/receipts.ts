@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { responses } from '../../schemas/common.ts';
 import { ReceiptResponse } from '../../schemas/receipt.ts';
-import { ApiError } from '../../schemas/errors.ts';
+import { PfwsError } from '../../protocol/errors.ts';
 import { readReceipt } from '../../games/receipts.ts';
 
 export default async function receiptRoutes(fastify: FastifyInstance) {
@@ -13,8 +13,8 @@ export default async function receiptRoutes(fastify: FastifyInstance) {
     '/receipts/:id',
     { schema: { tags: ['receipts'], params: Type.Object({ id: Type.String() }), response: responses({ 200: ReceiptResponse }) } },
     async (request) => {
-      const receipt = await readReceipt(app.services, request.params.id);
-      if (!receipt) throw new ApiError('RECEIPT_NOT_FOUND', `No receipt with id ${request.params.id}`);
+      const receipt = await readReceipt(app.bets, request.params.id);
+      if (!receipt) throw new PfwsError('RECEIPT_NOT_FOUND', `No receipt with id ${request.params.id}`);
       return { receipt };
     },
   );

@@ -5,69 +5,76 @@ import { Type } from 'typebox';
 import { responses } from '../../schemas/common.ts';
 import { RecoverySeed, RecoverySeedBody, RecoverySeedQuery, RecoverySeedStored, RevealBody } from '../../schemas/bets.ts';
 import {
-  CashoutPrepareBody, ChoicePrepareBody, OpenTicketBody, OpenTicketResponse, SweeperCommitBody, SweeperCommitResponse,
-  SweeperPrepareResponse, SweeperRevealResponse, SweeperSession, TicketResponse,
+  CashoutPrepareBody,
+  ChoicePrepareBody,
+  OpenTicketBody,
+  OpenTicketResponse,
+  SweeperCommitBody,
+  SweeperCommitResponse,
+  SweeperPrepareResponse,
+  SweeperRevealResponse,
+  SweeperSession,
+  TicketResponse,
 } from '../../schemas/sweeper.ts';
-import { commitSweeper, openTicket, prepareCashout, prepareChoice, readTicket, revealSweeper, sweeperSession } from '../../games/sweeper.ts';
-import { fetchRecoverySeed, storeRecoverySeed } from '../../games/recovery.ts';
 
 const ERRORS = [400, 401, 403, 404, 429, 500, 503];
 
 export default async function sweeperRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { services } = app;
+  const { lifecycle, sweeper } = app;
   const route = { onRequest: app.requireWallet };
   const meta = { tags: ['sweeper'], security: [{ bearer: [] }] };
 
   app.get('/protocol/v1/sweeper/session', { ...route, schema: { ...meta, response: responses({ 200: SweeperSession }, ERRORS) } }, async (request) =>
-    sweeperSession(services, request.wallet),
+    sweeper.session(request.wallet),
   );
 
   app.post(
     '/protocol/v1/sweeper/ticket',
     { ...route, schema: { ...meta, summary: 'Open a ticket and reserve the stake', body: OpenTicketBody, response: responses({ 200: OpenTicketResponse }, ERRORS) } },
-    async (request) => openTicket(services, request.wallet, request.body),
+    async (request) => sweeper.openTicket(lifecycle, request.wallet, request.body),
   );
 
   app.get(
     '/protocol/v1/sweeper/ticket/:ticketId',
     { ...route, schema: { ...meta, params: Type.Object({ ticketId: Type.String({ maxLength: 64 }) }), response: responses({ 200: TicketResponse }, ERRORS) } },
-    async (request) => readTicket(services, request.wallet, request.params.ticketId),
+    async (request) => sweeper.ticket(request.wallet, request.params.ticketId),
   );
 
   app.post(
     '/protocol/v1/sweeper/choice/prepare',
     { ...route, schema: { ...meta, summary: 'Choice turn, step 1', body: ChoicePrepareBody, response: responses({ 200: SweeperPrepareResponse }, ERRORS) } },
-    async (request) => prepareChoice(services, request.wallet, request.body),
+    async (request) => lifecycle.prepare('sweeper', request.wallet, { ...request.body, turn: 'choice' }),
   );
 
   app.post(
     '/protocol/v1/sweeper/cashout/prepare',
     { ...route, schema: { ...meta, summary: 'Cashout turn, step 1', body: CashoutPrepareBody, response: responses({ 200: SweeperPrepareResponse }, ERRORS) } },
-    async (request) => prepareCashout(services, request.wallet, request.body),
+    async (request) => lifecycle.prepare('sweeper', request.wallet, { ...request.body, turn: 'cashout' }),
   );
 
   app.post(
     '/protocol/v1/sweeper/commit',
     { ...route, schema: { ...meta, summary: 'Step 2 of a turn', body: SweeperCommitBody, response: responses({ 200: SweeperCommitResponse }, ERRORS) } },
-    async (request) => commitSweeper(services, request.wallet, request.body),
+    async (request) => lifecycle.commit('sweeper', request.wallet, request.body),
   );
 
   app.post(
     '/protocol/v1/sweeper/reveal',
     { ...route, schema: { ...meta, summary: 'Step 3 of a turn', body: RevealBody, response: responses({ 200: SweeperRevealResponse }, ERRORS) } },
-    async (request) => revealSweeper(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase(), request.body.sessionSignature),
+    async (request) =>
+      lifecycle.reveal('sweeper', request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase(), request.body.sessionSignature),
   );
 
   // The same recovery-seed store as Dice, under the Sweeper path too.
   app.post(
     '/protocol/v1/sweeper/recovery-seed',
     { ...route, schema: { ...meta, body: RecoverySeedBody, response: responses({ 200: RecoverySeedStored }, ERRORS) } },
-    async (request) => storeRecoverySeed(services, request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase()),
+    async (request) => lifecycle.storeRecoverySeed(request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase()),
   );
   app.get(
     '/protocol/v1/sweeper/recovery-seed',
     { ...route, schema: { ...meta, querystring: RecoverySeedQuery, response: responses({ 200: RecoverySeed }, ERRORS) } },
-    async (request) => fetchRecoverySeed(services, request.wallet, request.query.betPayloadHash),
+    async (request) => lifecycle.fetchRecoverySeed(request.wallet, request.query.betPayloadHash),
   );
 }

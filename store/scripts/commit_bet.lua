@@ -58,7 +58,7 @@ redis.call('HSET', KEYS[4], 'wallet', wallet, 'state', 'committed', 'game', p[10
   'stake', stake, 'maxPayout', p[4], 'exposureDelta', exposureDelta, 'sessionPubkey', p[6], 'commitment', p[7],
   'betNonce', p[8], 'rngIndex', rngIndex, 'rngChainId', chainId, 'rngChainHead', chainHead,
   'committedAt', ARGV[4], 'revealDeadline', ARGV[6], 'revealDeadlineMs', ARGV[5], 'ticketId', ticketId or '',
-  'turn', p[12] or '', 'commitSignature', ARGV[10])
+  'turn', p[12] or '', 'commitSignature', ARGV[10], 'source', prep.source or 'api')
 if isTurn then redis.call('HSET', KEYS[12], 'pendingTurn', hash) end
 redis.call('DEL', KEYS[3])
 redis.call('SADD', KEYS[10], hash)

@@ -31,7 +31,7 @@ async function rpc(method: string, params: unknown[]): Promise<any> {
 
 const getTx = (signature: string): Promise<RpcTransaction | null> => rpc('getTransaction', [signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
 const statusOf = async (signature: string) => (await rpc('getSignatureStatuses', [[signature]])).value[0];
-const logSize = () => svc.services.redis.llen(svc.services.keys.betLog());
+const logSize = () => svc.wiring.redis.llen(svc.wiring.keys.betLog());
 const crashAt = (point: keyof AnchorHooks): AnchorHooks => ({ [point]: async () => Promise.reject(new Crash(point)) });
 
 /** Every commit memo the anchor key put on-chain, with its transaction signature. */
@@ -63,7 +63,7 @@ async function assertSound(): Promise<{ anchored: number; pending: number }> {
     txs.set(s.signature, tx);
     for (const m of memosSignedBy(tx, config.operatorPublicKey!)) if (m.memo.kind === 'rng-head') rng.addHead(m.memo.headHex);
   }
-  const items = await svc.services.redis.lrange(svc.services.keys.betLog(), 0, -1);
+  const items = await svc.wiring.redis.lrange(svc.wiring.keys.betLog(), 0, -1);
   let anchored = 0;
   let pending = 0;
   for (const item of items) {
@@ -89,7 +89,7 @@ beforeAll(async () => {
   config = (await http('GET', `${svc.api}/protocol/v1/config`)).body;
   // The service's own workers stand still while a test drives the processors by hand.
   for (const name of ['anchor', 'manifest']) {
-    const q = new Queue(name, { connection: createQueueRedis(svc.config.REDIS_URL), prefix: svc.services.keys.queuePrefix() });
+    const q = new Queue(name, { connection: createQueueRedis(svc.config.REDIS_URL), prefix: svc.wiring.keys.queuePrefix() });
     await q.pause();
     queues.push(q);
   }
@@ -105,7 +105,7 @@ afterAll(async () => {
 describe('a worker killed while committing', () => {
   it('before sending: the stored transaction is sent on restart, once', async () => {
     await play(2);
-    const crashing = new Anchorer(svc.services, { hooks: crashAt('beforeSend') });
+    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: crashAt('beforeSend') });
     await expect(crashing.run()).rejects.toThrow(Crash);
     const pending = (await crashing.store.pending()) as PendingCommit;
     expect(pending.entryCount).toBe(2);
@@ -113,7 +113,7 @@ describe('a worker killed while committing', () => {
     expect(await crashing.store.committedSize()).toBe(0);
     expect(await assertSound()).toEqual({ anchored: 0, pending: 2 });
 
-    expect(await new Anchorer(svc.services).run()).toBe(2);
+    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(2);
     expect(await crashing.store.pending()).toBeNull();
     const commits = await onChainCommits();
     expect(commits.filter((c) => c.entryCount === 2)).toEqual([{ entryCount: 2, text: pending.memo, signature: pending.signature }]);
@@ -123,14 +123,14 @@ describe('a worker killed while committing', () => {
   it('after sending, before confirming: reconciled from the chain, never sent again', async () => {
     await play(2);
     const sent: string[] = [];
-    const crashing = new Anchorer(svc.services, { hooks: { afterSend: async (p) => Promise.reject(new Crash(sent.push(p.signature).toString())) } });
+    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: { afterSend: async (p) => Promise.reject(new Crash(sent.push(p.signature).toString())) } });
     await expect(crashing.run()).rejects.toThrow(Crash);
     for (let i = 0; i < 50 && !(await statusOf(sent[0]!)); i++) await new Promise((r) => setTimeout(r, 50));
     expect((await statusOf(sent[0]!))?.err).toBeNull();
     expect(await assertSound()).toEqual({ anchored: 2, pending: 2 });
 
     const sends: string[] = [];
-    const restarted = new Anchorer(svc.services, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } });
+    const restarted = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } });
     expect(await restarted.run()).toBe(4);
     expect(sends).toEqual([]);
     const record = await restarted.store.commitAt(4);
@@ -141,11 +141,11 @@ describe('a worker killed while committing', () => {
 
   it('after confirming, before recording it: the landing is found and recorded', async () => {
     await play(1);
-    const crashing = new Anchorer(svc.services, { hooks: crashAt('beforeFinalize') });
+    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: crashAt('beforeFinalize') });
     await expect(crashing.run()).rejects.toThrow(Crash);
     expect(await crashing.store.committedSize()).toBe(4);
     expect(await assertSound()).toEqual({ anchored: 4, pending: 1 });
-    expect(await new Anchorer(svc.services).run()).toBe(5);
+    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(5);
     expect((await onChainCommits()).filter((c) => c.entryCount === 5)).toHaveLength(1);
     expect(await assertSound()).toEqual({ anchored: 5, pending: 0 });
   });
@@ -153,25 +153,25 @@ describe('a worker killed while committing', () => {
   it('while filling receipts: the fill resumes from its cursor', async () => {
     await play(3);
     let batches = 0;
-    const crashing = new Anchorer(svc.services, { fillBatch: 1, hooks: { afterFillBatch: async () => (++batches === 1 ? Promise.reject(new Crash('fill')) : undefined) } });
+    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { fillBatch: 1, hooks: { afterFillBatch: async () => (++batches === 1 ? Promise.reject(new Crash('fill')) : undefined) } });
     await expect(crashing.run()).rejects.toThrow(Crash);
     expect(await crashing.store.committedSize()).toBe(8);
     expect(await crashing.store.filledSize()).toBe(6);
     expect(await assertSound()).toEqual({ anchored: 6, pending: 2 });
-    expect(await new Anchorer(svc.services, { fillBatch: 1 }).run()).toBe(8);
+    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer, { fillBatch: 1 }).run()).toBe(8);
     expect(await crashing.store.filledSize()).toBe(8);
     expect(await assertSound()).toEqual({ anchored: 8, pending: 0 });
   });
 
   it('re-signs the same memo only once the stored transaction can no longer land', async () => {
     await play(1);
-    const crashing = new Anchorer(svc.services, { hooks: crashAt('beforeSend') });
+    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: crashAt('beforeSend') });
     await expect(crashing.run()).rejects.toThrow(Crash);
     const pending = (await crashing.store.pending()) as PendingCommit;
     // As if the blockhash had expired while the worker was down (and a newer one exists, a slot later).
     await new Promise((r) => setTimeout(r, 900));
-    await svc.services.redis.hset(svc.services.keys.anchorPending(), 'json', JSON.stringify({ ...pending, lastValidBlockHeight: '0' }));
-    expect(await new Anchorer(svc.services).run()).toBe(9);
+    await svc.wiring.redis.hset(svc.wiring.keys.anchorPending(), 'json', JSON.stringify({ ...pending, lastValidBlockHeight: '0' }));
+    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(9);
     const record = await crashing.store.commitAt(9);
     expect(record?.signature).not.toBe(pending.signature);
     expect(record?.memo).toBe(pending.memo);
@@ -183,14 +183,14 @@ describe('a worker killed while committing', () => {
   it('finds a landed commit in the anchor key\'s history even when its signature was not recorded', async () => {
     await play(1);
     const landed: string[] = [];
-    const crashing = new Anchorer(svc.services, { hooks: { afterSend: async (p) => Promise.reject(new Crash(landed.push(p.signature).toString())) } });
+    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: { afterSend: async (p) => Promise.reject(new Crash(landed.push(p.signature).toString())) } });
     await expect(crashing.run()).rejects.toThrow(Crash);
     for (let i = 0; i < 50 && !(await statusOf(landed[0]!)); i++) await new Promise((r) => setTimeout(r, 50));
     const pending = (await crashing.store.pending()) as PendingCommit;
     const unknown = base58.encode(randomBytes(64));
-    await svc.services.redis.hset(svc.services.keys.anchorPending(), 'json', JSON.stringify({ ...pending, signature: unknown, signatures: [unknown] }));
+    await svc.wiring.redis.hset(svc.wiring.keys.anchorPending(), 'json', JSON.stringify({ ...pending, signature: unknown, signatures: [unknown] }));
     const sends: string[] = [];
-    expect(await new Anchorer(svc.services, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } }).run()).toBe(10);
+    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } }).run()).toBe(10);
     expect(sends).toEqual([]);
     expect((await crashing.store.commitAt(10))?.signature).toBe(landed[0]);
     expect(await assertSound()).toEqual({ anchored: 10, pending: 0 });
@@ -198,36 +198,36 @@ describe('a worker killed while committing', () => {
 
   it('a transient RPC failure leaves nothing half-done, and the next attempt commits', async () => {
     await play(1);
-    const flaky = new Proxy(svc.services.rpc, {
+    const flaky = new Proxy(svc.wiring.rpc, {
       get(target, prop, receiver) {
         if (prop === 'getLatestBlockhash') return () => ({ send: () => Promise.reject(new Error('503 from the RPC')) });
         return Reflect.get(target, prop, receiver);
       },
     });
-    const anchorer = new Anchorer({ ...svc.services, rpc: flaky });
+    const anchorer = new Anchorer({ ...svc.wiring.worker.anchoring.anchorer, rpc: flaky });
     await expect(anchorer.run()).rejects.toThrow('503 from the RPC');
     expect(await anchorer.store.pending()).toBeNull();
-    expect(await new Anchorer(svc.services).run()).toBe(11);
+    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(11);
     expect(await assertSound()).toEqual({ anchored: 11, pending: 0 });
   });
 });
 
 describe('manifests across a crash', () => {
   it('re-signs exactly the drafted manifest after a crash, and never two on one predecessor', async () => {
-    await new ManifestBuilder(svc.services).run();
+    await new ManifestBuilder(svc.wiring.worker.anchoring.manifests).run();
     const before = (await http('GET', `${svc.api}/protocol/v1/journal/manifest/latest`)).body.manifest;
     await play(1);
-    const crashing = new ManifestBuilder(svc.services, { afterDraft: async () => Promise.reject(new Crash('draft')) });
+    const crashing = new ManifestBuilder(svc.wiring.worker.anchoring.manifests, { afterDraft: async () => Promise.reject(new Crash('draft')) });
     await expect(crashing.run()).rejects.toThrow(Crash);
     const { draft } = await crashing.store.state();
     expect(draft?.body.previousManifestHash).toBe(before.manifestHash);
     await play(1);
-    const manifest = await new ManifestBuilder(svc.services).run();
+    const manifest = await new ManifestBuilder(svc.wiring.worker.anchoring.manifests).run();
     expect(manifest).toMatchObject({ previousManifestHash: before.manifestHash, lastEventId: draft!.body.lastEventId, eventRoot: draft!.body.eventRoot });
     expect(verifyManifest(manifest, config.operatorPublicKey!)).toEqual({ ok: true });
-    const next = await new ManifestBuilder(svc.services).run();
+    const next = await new ManifestBuilder(svc.wiring.worker.anchoring.manifests).run();
     expect(next?.previousManifestHash).toBe(manifest!.manifestHash);
-    const records = Object.values(await svc.services.redis.hgetall(svc.services.keys.manifests())).map((r) => JSON.parse(r).manifest);
+    const records = Object.values(await svc.wiring.redis.hgetall(svc.wiring.keys.manifests())).map((r) => JSON.parse(r).manifest);
     const predecessors = records.map((m) => m.previousManifestHash);
     expect(new Set(predecessors).size).toBe(predecessors.length);
   });
@@ -240,9 +240,10 @@ describe('the BullMQ processors', () => {
     // then one fresh job meets the failures alone.
     await queues[0]!.drain(true);
     while ((await queues[0]!.getActiveCount()) > 0) await new Promise((r) => setTimeout(r, 50));
-    const real = svc.services.rpc;
+    const deps = svc.wiring.worker.anchoring.anchorer;
+    const real = deps.rpc;
     let failures = 0;
-    svc.services.rpc = new Proxy(real, {
+    deps.rpc = new Proxy(real, {
       get(target, prop, receiver) {
         if (prop === 'getLatestBlockhash' && failures < 2) {
           failures++;
@@ -253,14 +254,14 @@ describe('the BullMQ processors', () => {
     });
     try {
       await queues[0]!.resume();
-      for (let i = 0; i < 100 && (await svc.services.redis.hget(svc.services.keys.anchor(), 'committedSize')) !== String(await logSize()); i++) {
+      for (let i = 0; i < 100 && (await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'committedSize')) !== String(await logSize()); i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
     } finally {
-      svc.services.rpc = real;
+      deps.rpc = real;
     }
     expect(failures).toBe(2);
-    expect(Number(await svc.services.redis.hget(svc.services.keys.anchor(), 'committedSize'))).toBe(await logSize());
+    expect(Number(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'committedSize'))).toBe(await logSize());
     // The scheduler may queue a later job for entries that settle meanwhile; exactly one job met the failures:
     // two failed attempts, then success, after backing off 400 ms and 800 ms.
     const retried = (await queues[0]!.getCompleted()).filter((j) => j.attemptsMade > 1);
@@ -268,13 +269,13 @@ describe('the BullMQ processors', () => {
     const job = retried[0];
     expect(job!.attemptsMade).toBe(3);
     expect(job!.finishedOn! - job!.timestamp).toBeGreaterThanOrEqual(1_000);
-    expect(await svc.services.redis.hget(svc.services.keys.anchor(), 'lastError')).toBeNull();
+    expect(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'lastError')).toBeNull();
     await assertSound();
   });
 
   it('fail an entry that can never be anchored as unrecoverable, once, and halt anchoring', async () => {
     const size = await logSize();
-    await svc.services.redis.rpush(svc.services.keys.betLog(), 'not-a-bet-log-entry');
+    await svc.wiring.redis.rpush(svc.wiring.keys.betLog(), 'not-a-bet-log-entry');
     let failed: Awaited<ReturnType<Queue['getFailed']>> = [];
     for (let i = 0; i < 100 && !failed.length; i++) {
       await new Promise((r) => setTimeout(r, 100));
@@ -283,9 +284,9 @@ describe('the BullMQ processors', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]!.failedReason).toContain(`bet-log entry ${size} is malformed`);
     expect(failed[0]!.attemptsMade).toBe(1);
-    expect(await svc.services.redis.hget(svc.services.keys.anchor(), 'halted')).toContain('malformed');
+    expect(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'halted')).toContain('malformed');
     await new Promise((r) => setTimeout(r, 500));
     expect(await queues[0]!.getFailed()).toHaveLength(1);
-    expect(Number(await svc.services.redis.hget(svc.services.keys.anchor(), 'committedSize'))).toBe(size);
+    expect(Number(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'committedSize'))).toBe(size);
   });
 });

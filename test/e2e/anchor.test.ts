@@ -37,7 +37,7 @@ async function rpc(method: string, params: unknown[]): Promise<any> {
 const receipt = async (id: string) => (await http('GET', `${svc.api}/receipts/${id}`)).body.receipt;
 
 async function waitAnchored(): Promise<void> {
-  const { redis, keys } = svc.services;
+  const { redis, keys } = svc.wiring;
   for (let i = 0; i < 200; i++) {
     const [size, state] = await Promise.all([redis.llen(keys.betLog()), redis.hmget(keys.anchor(), 'committedSize', 'filled')]);
     if (size > 0 && Number(state[0]) === size && Number(state[1]) === size) return;
@@ -59,8 +59,8 @@ async function playSweeper(player: Player): Promise<string> {
     return r.body;
   };
   for (let row = 0; row < 2; row++) {
-    const [chainId, next] = await svc.services.redis.hmget(svc.services.keys.rng(), 'chainId', 'next');
-    const s = svc.services.rngChains.get(Number(chainId)).valueHex(Number(next));
+    const [chainId, next] = await svc.wiring.redis.hmget(svc.wiring.keys.rng(), 'chainId', 'next');
+    const s = svc.wiring.rngChains.get(Number(chainId)).valueHex(Number(next));
     let prepared: Awaited<ReturnType<Player['prepareChoice']>> | null = null;
     for (let attempt = 0; attempt < 64 && !prepared; attempt++) {
       const p = await player.prepareChoice(ticketId, row, attempt % 4);
@@ -92,7 +92,7 @@ beforeAll(async () => {
   expect([c1.status, c2.status]).toEqual([200, 200]);
   svc.clock.offsetMs = 24 * 3_600_000 + 1_000;
   try {
-    await settleDueBets(svc.services);
+    await settleDueBets(svc.wiring.worker.deadlines);
   } finally {
     svc.clock.offsetMs = 0;
   }
@@ -108,7 +108,7 @@ afterAll(async () => {
 
 describe('anchored receipts', () => {
   it('fill every anchor field and tie the receipt to a commit memo the anchor key alone signed', async () => {
-    const size = await svc.services.redis.llen(svc.services.keys.betLog());
+    const size = await svc.wiring.redis.llen(svc.wiring.keys.betLog());
     expect(size).toBe(receiptIds.length);
     const statuses = new Set<string>();
     for (const id of receiptIds) {
@@ -299,7 +299,7 @@ describe('the pfws-verify CLI', () => {
 
 describe('tampering on the service side', () => {
   it('catches an event changed after its manifest was signed', async () => {
-    const { redis, keys } = svc.services;
+    const { redis, keys } = svc.wiring;
     const all = await redis.xrange(keys.journal(), '-', '+');
     const [id, fields] = all[2]!;
     const data = fields[fields.indexOf('data') + 1]!;
@@ -321,7 +321,7 @@ describe('tampering on the service side', () => {
   });
 
   it('catches a manifest chain with a dropped link', async () => {
-    const { redis, keys } = svc.services;
+    const { redis, keys } = svc.wiring;
     const latest = (await http('GET', `${svc.api}/protocol/v1/journal/manifest/latest`)).body.manifest;
     const dropped = latest.previousManifestHash;
     const stored = await redis.hget(keys.manifests(), dropped);
@@ -336,7 +336,7 @@ describe('tampering on the service side', () => {
   });
 
   it('catches a published root that does not match the chain', async () => {
-    const { redis, keys } = svc.services;
+    const { redis, keys } = svc.wiring;
     const member = (await redis.zrange(keys.anchorCommits(), '1', '1'))[0]!;
     const record = JSON.parse(member);
     const score = record.entryCount;

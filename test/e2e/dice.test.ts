@@ -6,7 +6,7 @@ import { verifyAck, type Ack } from '../../protocol/ack.ts';
 import { verifyRngLink } from '../../protocol/rng-chain.ts';
 import { settleDice } from '../../protocol/dice.ts';
 import { betPayloadHashOf, type DiceBetPayload } from '../../protocol/bet-payload.ts';
-import { betLogLeafHex } from '../../games/receipts.ts';
+import { betLogLeafHex } from '../../protocol/receipt.ts';
 import { settleDueBets } from '../../anchor-worker/deadlines.ts';
 import { books } from '../helpers/conservation.ts';
 
@@ -326,7 +326,7 @@ describe('recovery and deadlines', () => {
     expect(c2.status).toBe(200);
     svc.clock.offsetMs = 24 * 3_600_000 + 1_000;
     try {
-      await settleDueBets(svc.services);
+      await settleDueBets(svc.wiring.worker.deadlines);
     } finally {
       svc.clock.offsetMs = 0;
     }

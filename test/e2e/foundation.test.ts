@@ -4,6 +4,7 @@ import { createSolanaRpc, address } from '@solana/kit';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http, newKeypair, sign } from '../helpers/player.ts';
 import { buildApp } from '../../api/app.ts';
+import { apiDepsOf } from '../../wiring.ts';
 
 let svc: TestService;
 
@@ -259,7 +260,7 @@ describe('generic errors', () => {
   });
 
   it('a 500 is INTERNAL with a generic message and no internals', async () => {
-    const app = await buildApp(svc.services);
+    const app = await buildApp(apiDepsOf(svc.wiring));
     app.get('/api/boom', async () => {
       throw new Error('secret database password in /etc/thing');
     });

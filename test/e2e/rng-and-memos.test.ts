@@ -38,13 +38,13 @@ describe('RNG chain rollover', () => {
       const played = await player.playDice({ wager: 1 });
       heads.add(played.commit.ack.rngChainHead);
       expect(verifyRngLink(played.reveal.rngReveal, played.commit.ack.rngIndex, played.commit.ack.rngChainHead, 0)).toBe(true);
-      await ensureRngChains(svc.services);
+      await ensureRngChains(svc.wiring.worker.rngHeads);
     }
     expect(heads.size).toBe(2);
     const second = [...heads].find((h) => h !== first)!;
     // Both heads are on-chain in memos signed by the anchor key alone.
     const rpc = createSolanaRpc(svc.rpcUrl);
-    const anchor = svc.services.operator.anchor.publicKey;
+    const anchor = svc.wiring.operator.anchor.publicKey;
     const memos = await rpc.getSignaturesForAddress(address(anchor)).send();
     const committed = memos.map((m) => /pfws:v1:rng-head:\d+:[0-9a-f]{64}/.exec(m.memo ?? '')?.[0]).filter(Boolean).map((m) => parseMemo(m!));
     expect(committed.map((m) => (m as { headHex: string }).headHex)).toEqual(expect.arrayContaining([first, second]));
@@ -80,7 +80,7 @@ async function betRevealedOnChainOnly(service: TestService) {
   const player = await new Player(service.api, service.rpcUrl).onboard(20);
   const p = await player.prepareDice({ wager: 1, target: 60 });
   expect((await player.commitDice(p.res.body)).status).toBe(200);
-  await service.services.redis.zrem(service.services.keys.watchedWallets(), player.address);
+  await service.wiring.redis.zrem(service.wiring.keys.watchedWallets(), player.address);
   await sendRevealMemo(service, player, p.res.body.betPayloadHash, p.clientSeedRaw);
   return { player, betPayloadHash: p.res.body.betPayloadHash as string, clientSeedRaw: p.clientSeedRaw };
 }
@@ -120,10 +120,11 @@ describe('wallet reveal memo, chain unreadable at the deadline', () => {
     const { betPayloadHash, clientSeedRaw } = await betRevealedOnChainOnly(svc);
     // This pass alone runs a day ahead; the service's own worker still sees the bet as not due.
     const later = () => new Date(Date.now() + 24 * 3_600_000 + 1_000);
-    const blind = { ...svc.services, now: later, rpc: createSolanaRpc('http://127.0.0.1:1') } as typeof svc.services;
+    const deadlines = svc.wiring.worker.deadlines;
+    const blind = { ...deadlines, clock: later, tail: { ...deadlines.tail, rpc: createSolanaRpc('http://127.0.0.1:1') } };
     await settleDueBets(blind);
-    expect((await svc.services.bets.bet(betPayloadHash))?.state).toBe('committed');
-    expect(await settleDueBets({ ...svc.services, now: later })).toBeGreaterThanOrEqual(1);
+    expect((await svc.wiring.stores.bets.bet(betPayloadHash))?.state).toBe('committed');
+    expect(await settleDueBets({ ...deadlines, clock: later })).toBeGreaterThanOrEqual(1);
     const receipt = await receiptOf(svc, betPayloadHash);
     expect(receipt.proof.revealedVia).toBe('wallet-memo');
     expect(receipt.input.clientSeedRaw).toBe(clientSeedRaw);

@@ -5,7 +5,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { sweeperMineColumn, sweeperPayout, type SweeperMode } from '../../protocol/sweeper.ts';
 import { verifyAck } from '../../protocol/ack.ts';
-import { betLogLeafHex } from '../../games/receipts.ts';
+import { betLogLeafHex } from '../../protocol/receipt.ts';
 import { settleDueBets } from '../../anchor-worker/deadlines.ts';
 import { books } from '../helpers/conservation.ts';
 
@@ -29,8 +29,8 @@ async function newPlayer(deposit = 100): Promise<Player> {
 
 /** The value the next commit will get; valid while no one else commits in between. */
 async function nextRngValue(): Promise<string> {
-  const [chainId, next] = await svc.services.redis.hmget(svc.services.keys.rng(), 'chainId', 'next');
-  return svc.services.rngChains.get(Number(chainId)).valueHex(Number(next));
+  const [chainId, next] = await svc.wiring.redis.hmget(svc.wiring.keys.rng(), 'chainId', 'next');
+  return svc.wiring.rngChains.get(Number(chainId)).valueHex(Number(next));
 }
 
 /** Prepares a choice turn whose revealed mine will (safe = true) or will not miss the chosen column. */
@@ -54,7 +54,7 @@ async function playTurn(player: Player, prepared: Awaited<ReturnType<Player['pre
   return { commit: c.body, reveal: r.body };
 }
 
-const betLogLength = () => svc.services.redis.llen(svc.services.keys.betLog());
+const betLogLength = () => svc.wiring.redis.llen(svc.wiring.keys.betLog());
 
 describe('full games', () => {
   it('a mine on the first row ends the ticket at 0, with one receipt and one bet-log entry', async () => {
@@ -233,7 +233,7 @@ describe('idempotency, concurrency and recovery', () => {
     await player.commitSweeper(p.res.body);
     svc.clock.offsetMs = 24 * 3_600_000 + 1_000;
     try {
-      await settleDueBets(svc.services);
+      await settleDueBets(svc.wiring.worker.deadlines);
     } finally {
       svc.clock.offsetMs = 0;
     }

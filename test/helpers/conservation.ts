@@ -16,11 +16,11 @@ export interface Books {
 
 export async function books(svc: TestService, players: readonly Player[]): Promise<Books> {
   const rpc = createSolanaRpc(svc.rpcUrl);
-  const vault = BigInt((await rpc.getTokenAccountBalance(address(svc.services.setup.vaultTokenAccount)).send()).value.amount);
-  const house = await svc.services.ledger.house();
+  const vault = BigInt((await rpc.getTokenAccountBalance(address(svc.wiring.setup.vaultTokenAccount)).send()).value.amount);
+  const house = await svc.wiring.stores.ledger.house();
   let liabilities = 0n;
   for (const p of players) {
-    const s = await svc.services.ledger.player(p.address);
+    const s = await svc.wiring.stores.ledger.player(p.address);
     liabilities += s.balance + s.staked;
   }
   return { vault, liabilities, exposure: house.exposure, nav: house.capital + house.gameNet - house.exposure, unattributed: house.unattributed };

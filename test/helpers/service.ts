@@ -38,7 +38,7 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
   const clock = { offsetMs: 0 };
   let running: Running;
   try {
-    running = await startService(config, createLogger(config.LOG_LEVEL), { now: () => new Date(Date.now() + clock.offsetMs) });
+    running = await startService(config, createLogger(config.LOG_LEVEL), { clock: () => new Date(Date.now() + clock.offsetMs) });
   } catch (err) {
     if (!dataDir) rmSync(dir, { recursive: true, force: true });
     throw err;

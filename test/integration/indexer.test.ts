@@ -14,9 +14,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, newKeypair } from '../helpers/player.ts';
 import { memoInstruction } from '../../chain/memo.ts';
 import { signInstructions } from '../../chain/send.ts';
-import { tailAddress, applyTransaction } from '../../indexer/tail.ts';
-import { tailDeps } from '../../indexer/deps.ts';
-import type { TailDeps } from '../../indexer/tail.ts';
+import { tailAddress, applyTransaction, type TailDeps } from '../../funding/tail.ts';
 
 let svc: TestService;
 let deps: TailDeps;
@@ -27,17 +25,17 @@ let vault: Address;
 beforeAll(async () => {
   // The service's own indexer polls rarely here, so each test drives tailing itself.
   svc = await startTestService({ INDEXER_POLL_MS: '60000' });
-  deps = tailDeps(svc.services);
+  deps = svc.wiring.tail;
   rpc = createSolanaRpc(svc.rpcUrl);
-  usdcMint = svc.services.setup.usdcMint;
-  vault = svc.services.setup.vaultTokenAccount;
+  usdcMint = svc.wiring.setup.usdcMint;
+  vault = svc.wiring.setup.vaultTokenAccount;
 });
 afterAll(async () => {
   await svc?.cleanup();
 });
 
 async function send(feePayer: TransactionSigner, instructions: Instruction[], skipPreflight = false): Promise<string> {
-  const tx = await signInstructions(svc.services.rpc, feePayer, instructions);
+  const tx = await signInstructions(svc.wiring.rpc, feePayer, instructions);
   await rpc.sendTransaction(tx.wire as Parameters<typeof rpc.sendTransaction>[0], { encoding: 'base64', skipPreflight }).send();
   return tx.signature;
 }
@@ -53,8 +51,8 @@ async function funded(usdc = 100): Promise<Player> {
   return p;
 }
 
-const balanceOf = async (wallet: string) => (await svc.services.ledger.player(wallet)).balance;
-const unattributed = async () => (await svc.services.ledger.house()).unattributed;
+const balanceOf = async (wallet: string) => (await svc.wiring.stores.ledger.player(wallet)).balance;
+const unattributed = async () => (await svc.wiring.stores.ledger.house()).unattributed;
 
 describe('exactly-once crediting', () => {
   it('credits each deposit once across re-indexing, a restart mid-page and concurrent sync', async () => {
@@ -68,13 +66,13 @@ describe('exactly-once crediting', () => {
     let budget = history.length - history.findIndex((h) => h.signature === sigs[0]);
     await tailAddress(deps, p.address, () => budget-- > 0);
     expect(await balanceOf(p.address)).toBe(1_000_000n);
-    expect(await svc.services.redis.get(svc.services.keys.checkpoint(p.address))).not.toBeNull();
+    expect(await svc.wiring.redis.get(svc.wiring.keys.checkpoint(p.address))).not.toBeNull();
     // The rest, from the indexer, the vault tail and sync all at once.
     await Promise.all([tailAddress(deps, p.address), tailAddress(deps, vault), tailAddress(deps, p.address), p.post('/protocol/v1/player/sync')]);
     expect(await balanceOf(p.address)).toBe(6_000_000n);
     // The same transactions seen again, and the whole history re-indexed from scratch.
     for (const sig of sigs) expect(await applyTransaction(deps, sig as Parameters<typeof applyTransaction>[1])).toBe(0);
-    await svc.services.redis.del(svc.services.keys.checkpoint(p.address), svc.services.keys.checkpoint(vault));
+    await svc.wiring.redis.del(svc.wiring.keys.checkpoint(p.address), svc.wiring.keys.checkpoint(vault));
     await tailAddress(deps, p.address);
     await tailAddress(deps, vault);
     expect(await balanceOf(p.address)).toBe(6_000_000n);
@@ -92,8 +90,8 @@ describe('attacks are never credited', () => {
     ]);
     await tailAddress(deps, victim.address);
     await tailAddress(deps, attacker.address);
-    expect(await svc.services.ledger.sessionKeys(victim.address)).toEqual({});
-    expect(await svc.services.ledger.sessionKeys(attacker.address)).toEqual({});
+    expect(await svc.wiring.stores.ledger.sessionKeys(victim.address)).toEqual({});
+    expect(await svc.wiring.stores.ledger.sessionKeys(attacker.address)).toEqual({});
   });
 
   it('a deposit whose memo names someone else, or is signed by someone else, stays unattributed', async () => {
@@ -136,9 +134,9 @@ describe('attacks are never credited', () => {
 
   it('a transfer wrapped inside another program\'s instruction stays unattributed', async () => {
     // ATA RecoverNested moves tokens from a nested ATA into the wallet's ATA (here the vault) by an inner TransferChecked.
-    const keeper = svc.services.operator.keeper.signer;
-    const faucet = svc.services.faucet!.signer;
-    const lpMint = svc.services.setup.lpMint;
+    const keeper = svc.wiring.operator.keeper.signer;
+    const faucet = svc.wiring.faucet!.signer;
+    const lpMint = svc.wiring.setup.lpMint;
     const [keeperLp] = await findAssociatedTokenPda({ owner: keeper.address, mint: lpMint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     const [nested] = await findAssociatedTokenPda({ owner: keeperLp, mint: usdcMint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     await send(faucet, [
@@ -165,19 +163,19 @@ describe('key authorizations', () => {
   it('apply in slot order whatever order they are seen in, and a revocation wins within one slot', async () => {
     const wallet = newKeypair().publicKey;
     const key = newKeypair().publicKey;
-    const status = async () => (await svc.services.ledger.sessionKey(wallet, key))?.status;
+    const status = async () => (await svc.wiring.stores.ledger.sessionKey(wallet, key))?.status;
     const item = (kind: 'setup' | 'revoke', slot: number, n: number) => ({ key: `test-${wallet}-${n}`, kind, signature: `sig${n}`, slot, wallet, sessionPubkey: key });
     const at = new Date().toISOString();
-    await svc.services.ledger.applyChainItem(item('setup', 10, 1), at);
+    await svc.wiring.stores.ledger.applyChainItem(item('setup', 10, 1), at);
     expect(await status()).toBe('active');
-    await svc.services.ledger.applyChainItem(item('revoke', 20, 2), at);
-    await svc.services.ledger.applyChainItem(item('setup', 15, 3), at); // older, seen late
+    await svc.wiring.stores.ledger.applyChainItem(item('revoke', 20, 2), at);
+    await svc.wiring.stores.ledger.applyChainItem(item('setup', 15, 3), at); // older, seen late
     expect(await status()).toBe('revoked');
-    await svc.services.ledger.applyChainItem(item('setup', 20, 4), at); // same slot as the revocation
+    await svc.wiring.stores.ledger.applyChainItem(item('setup', 20, 4), at); // same slot as the revocation
     expect(await status()).toBe('revoked');
-    await svc.services.ledger.applyChainItem(item('setup', 21, 5), at);
+    await svc.wiring.stores.ledger.applyChainItem(item('setup', 21, 5), at);
     expect(await status()).toBe('active');
-    await svc.services.ledger.applyChainItem(item('revoke', 21, 6), at); // same slot, seen after the setup
+    await svc.wiring.stores.ledger.applyChainItem(item('revoke', 21, 6), at); // same slot, seen after the setup
     expect(await status()).toBe('revoked');
   });
 });
@@ -185,9 +183,9 @@ describe('key authorizations', () => {
 describe('leadership', () => {
   it('only one indexer holds the lease', async () => {
     const { Indexer } = await import('../../indexer/indexer.ts');
-    const a = new Indexer(deps, { pollMs: 50, logger: svc.services.logger });
-    const b = new Indexer(deps, { pollMs: 50, logger: svc.services.logger });
-    await svc.services.redis.del(svc.services.keys.indexerLease());
+    const a = new Indexer(deps, { pollMs: 50, logger: svc.wiring.logger, waitingWallets: async () => [] });
+    const b = new Indexer(deps, { pollMs: 50, logger: svc.wiring.logger, waitingWallets: async () => [] });
+    await svc.wiring.redis.del(svc.wiring.keys.indexerLease());
     a.start();
     b.start();
     await new Promise((r) => setTimeout(r, 400));

@@ -1,7 +1,7 @@
-// The state root's leaves: per-wallet, per-epoch salts from the service secret, and the liability tree.
-import { hmacSha256 } from '../protocol/crypto.ts';
-import { fromBase58, utf8 } from '../protocol/encoding.ts';
-import { buildStateTree, stateLeafId, type StateTree } from '../protocol/state-tree.ts';
+// The state root's leaves (design §4): per-wallet, per-epoch salts from an operator secret, and the liability tree.
+import { hmacSha256 } from './crypto.ts';
+import { fromBase58, utf8 } from './encoding.ts';
+import { buildStateTree, stateLeafId, type StateTree } from './state-tree.ts';
 
 /**
  * salt = HMAC-SHA256(saltSecret, "pfws:state-salt:<epoch>:<wallet>"): unguessable without the secret,

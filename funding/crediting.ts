@@ -1,5 +1,5 @@
 // The crediting rules of design §3, as one pure function over a `json`-encoded getTransaction result.
-// The indexer and `player/sync` both go through it, so they can never disagree.
+// The indexer and `player/sync` both go through it (funding/tail.ts), so they can never disagree.
 import { getTransferCheckedInstructionDataDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { fromBase58 } from '../protocol/encoding.ts';
 import type { ParsedMemo } from '../protocol/memo.ts';

@@ -1,44 +1,45 @@
-// Tails one address through the RPC: pages getSignaturesForAddress back to the durable checkpoint,
-// then applies each transaction oldest first, moving the checkpoint after each one.
+// Tails one address through the RPC: pages getSignaturesForAddress back to the durable checkpoint, then
+// applies each transaction oldest first under the crediting rules, moving the checkpoint after each one.
+// The indexer and `player/sync` both come through here, so they can never disagree.
 import { address, signature as toSignature, type Signature } from '@solana/kit';
-import type { Redis } from 'ioredis';
 import type { SolanaRpc } from '../chain/rpc.ts';
-import type { Keys } from '../store/keys.ts';
-import type { Ledger } from '../store/ledger.ts';
+import type { IndexerStore } from '../store/indexer.ts';
+import type { LedgerStore } from '../store/ledger.ts';
 import { classifyTransaction, type CreditingContext, type RawTransaction, type WalletReveal } from './crediting.ts';
 
 const PAGE = 1000;
 
 export interface TailDeps {
   rpc: SolanaRpc;
-  redis: Redis;
-  keys: Keys;
-  ledger: Ledger;
+  ledger: Pick<LedgerStore, 'applyChainItem'>;
+  indexer: IndexerStore;
   ctx: CreditingContext;
   commitment: 'confirmed' | 'finalized';
-  now: () => Date;
-  onReveal?: (reveal: WalletReveal) => Promise<void>;
-  /** Wallets with a bet committed before `committedBeforeMs` and not revealed: their reveal may be a memo. */
-  waitingWallets?: (committedBeforeMs: number) => Promise<string[]>;
+  clock: () => Date;
+  /** The public alias journaled for a wallet's items. */
+  aliasOf: (wallet: string) => string;
+  /** Settles a committed bet from the wallet's own reveal memo (the bet lifecycle). */
+  onReveal: (reveal: WalletReveal) => Promise<void>;
 }
 
 /** Applies every item of one transaction; safe to repeat, since each item is keyed. */
 export async function applyTransaction(deps: TailDeps, signature: Signature): Promise<number> {
-  const tx = await deps.rpc
-    .getTransaction(signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: deps.commitment })
-    .send();
+  const tx = await deps.rpc.getTransaction(signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: deps.commitment }).send();
   if (!tx) throw new Error(`transaction ${signature} is not available yet`);
   const { items, reveals } = classifyTransaction(tx as unknown as RawTransaction, deps.ctx);
-  const at = deps.now().toISOString();
+  const at = deps.clock().toISOString();
   let applied = 0;
-  for (const item of items) if (await deps.ledger.applyChainItem(item, at)) applied++;
-  for (const reveal of reveals) await deps.onReveal?.(reveal);
+  for (const item of items) {
+    const withAlias = item.wallet ? { ...item, alias: deps.aliasOf(item.wallet) } : item;
+    if (await deps.ledger.applyChainItem(withAlias, at)) applied++;
+  }
+  for (const reveal of reveals) await deps.onReveal(reveal);
   return applied;
 }
 
 /** Marks a wallet as recently active, so the indexer also tails its memo-only transactions. */
-export async function watchWallet(deps: TailDeps, wallet: string): Promise<void> {
-  await deps.redis.zadd(deps.keys.watchedWallets(), Date.now(), wallet);
+export async function watchWallet(deps: Pick<TailDeps, 'indexer' | 'clock'>, wallet: string): Promise<void> {
+  await deps.indexer.watchWallet(wallet, deps.clock().getTime());
 }
 
 /** Signatures newer than the checkpoint, oldest first. */
@@ -63,13 +64,12 @@ async function newSignatures(deps: TailDeps, target: string, checkpoint: string 
 
 /** @returns the number of ledger items applied */
 export async function tailAddress(deps: TailDeps, target: string, shouldContinue: () => boolean = () => true): Promise<number> {
-  const checkpointKey = deps.keys.checkpoint(target);
-  const checkpoint = await deps.redis.get(checkpointKey);
+  const checkpoint = await deps.indexer.checkpoint(target);
   let applied = 0;
   for (const { signature, failed } of await newSignatures(deps, target, checkpoint)) {
     if (!shouldContinue()) break;
     if (!failed) applied += await applyTransaction(deps, signature);
-    await deps.redis.set(checkpointKey, signature);
+    await deps.indexer.setCheckpoint(target, signature);
   }
   return applied;
 }

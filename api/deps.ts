@@ -1,0 +1,50 @@
+// What the API role takes from the composition root: each route reads only the parts it names.
+import type { Logger } from 'pino';
+import type { Config } from '../config/env.ts';
+import type { ChainSetup } from '../chain/genesis.ts';
+import type { ExplorerLinks } from '../chain/explorer.ts';
+import type { SolanaRpc } from '../chain/rpc.ts';
+import type { OperatorKey } from '../operator/keys.ts';
+import type { PlayerDeps } from '../funding/player.ts';
+import type { StateProofs } from '../funding/state-proof.ts';
+import type { DiceGame } from '../games/dice.ts';
+import type { BetLifecycle } from '../games/lifecycle.ts';
+import type { SweeperGame } from '../games/sweeper.ts';
+import type { HouseDeps } from '../house/view.ts';
+import type { AnchorStore } from '../store/anchor-store.ts';
+import type { ManifestStore } from '../store/anchor-manifests.ts';
+import type { AuthStore } from '../store/auth.ts';
+import type { BetStore } from '../store/bets.ts';
+import type { RngStore } from '../store/rng.ts';
+
+/** The chain objects and operator public keys clients and verifiers start from. */
+export interface ChainInfo {
+  cluster: Config['cluster'];
+  /** The RPC URL published to clients. */
+  rpcUrl: string;
+  setup: ChainSetup;
+  ackPublicKey: string;
+  anchorPublicKey: string;
+  explorerBaseUrl: string;
+}
+
+export interface ApiDeps {
+  config: Config;
+  logger: Logger;
+  clock: () => Date;
+  auth: AuthStore;
+  bets: BetStore;
+  anchors: AnchorStore;
+  manifests: ManifestStore;
+  rng: RngStore;
+  lifecycle: BetLifecycle;
+  dice: DiceGame;
+  sweeper: SweeperGame;
+  player: PlayerDeps;
+  house: HouseDeps;
+  chain: ChainInfo;
+  links: ExplorerLinks;
+  stateProofs: StateProofs;
+  /** localnet only: the dev faucet. */
+  faucet: { key: OperatorKey; rpc: SolanaRpc; setup: ChainSetup } | null;
+}

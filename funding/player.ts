@@ -1,0 +1,96 @@
+// A player's funding side: status (balance, stakes, keys, withdrawals), the unsigned setup and revoke
+// transactions, and `sync`, which applies the wallet's confirmed transactions through the indexer's own path.
+import { address, type Address } from '@solana/kit';
+import { buildRevokeTransaction, buildSetupTransaction } from '../chain/player-transactions.ts';
+import type { SolanaRpc } from '../chain/rpc.ts';
+import type { ChainSetup } from '../chain/genesis.ts';
+import { isStrictEd25519PublicKey } from '../protocol/crypto.ts';
+import { fromBase58 } from '../protocol/encoding.ts';
+import { PfwsError } from '../protocol/errors.ts';
+import { revokeMemo, setupMemo } from '../protocol/memo.ts';
+import { AmountError, microToNumber, parseNonNegativeAmount } from '../protocol/money.ts';
+import type { LedgerStore } from '../store/ledger.ts';
+import { tailAddress, watchWallet, type TailDeps } from './tail.ts';
+
+export interface PlayerDeps {
+  ledger: LedgerStore;
+  rpc: SolanaRpc;
+  setup: ChainSetup;
+  tail: TailDeps;
+  aliasOf: (wallet: string) => string;
+}
+
+/** A session key must be a valid, non-small-order Ed25519 point. */
+export function assertSessionPubkey(value: string): void {
+  let ok = false;
+  try {
+    ok = isStrictEd25519PublicKey(fromBase58(value, 32));
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new PfwsError('INVALID_REQUEST', 'sessionPubkey must be a base58 Ed25519 public key that is not of small order');
+}
+
+export async function playerStatus(deps: Pick<PlayerDeps, 'ledger' | 'aliasOf'>, wallet: string) {
+  const [player, keys] = await Promise.all([deps.ledger.player(wallet), deps.ledger.sessionKeys(wallet)]);
+  return {
+    walletAddress: wallet,
+    alias: deps.aliasOf(wallet),
+    balance: microToNumber(player.balance),
+    exposure: microToNumber(player.exposure),
+    stakedInPlay: microToNumber(player.staked),
+    pendingWithdrawals: microToNumber(player.pendingWithdrawals),
+    nonces: { bet: player.nonce },
+    sessionKeys: Object.entries(keys).map(([sessionPubkey, k]) => ({
+      sessionPubkey,
+      status: k.status,
+      slot: k.slot,
+      signature: k.signature,
+      updatedAt: k.at,
+    })),
+    withdrawals: [],
+    totals: {
+      deposited: microToNumber(player.deposited),
+      wagered: microToNumber(player.wagered),
+      paidOut: microToNumber(player.paidOut),
+      plays: player.plays,
+      wins: player.wins,
+    },
+  };
+}
+
+const wire = (built: { transaction: string; lastValidBlockHeight: bigint }, memo: string) => ({
+  ...built,
+  lastValidBlockHeight: built.lastValidBlockHeight.toString(),
+  memo,
+});
+
+/** The unsigned setup transaction: authorizes the session key and deposits `amount` (which may be 0). */
+export async function setupTransaction(deps: PlayerDeps, wallet: string, input: { amount?: unknown; sessionPubkey: string }) {
+  let amount: bigint;
+  try {
+    amount = input.amount === undefined ? 0n : parseNonNegativeAmount(input.amount);
+  } catch (err) {
+    if (err instanceof AmountError) throw new PfwsError('INVALID_BET_AMOUNT', `amount: ${err.message}`);
+    throw err;
+  }
+  assertSessionPubkey(input.sessionPubkey);
+  const owner: Address = address(wallet);
+  const built = await buildSetupTransaction(deps.rpc, deps.setup, owner, input.sessionPubkey, amount);
+  await watchWallet(deps.tail, wallet);
+  return wire(built, setupMemo(owner, input.sessionPubkey));
+}
+
+export async function revokeTransaction(deps: PlayerDeps, wallet: string, sessionPubkey: string) {
+  assertSessionPubkey(sessionPubkey);
+  const owner: Address = address(wallet);
+  const built = await buildRevokeTransaction(deps.rpc, owner, sessionPubkey);
+  await watchWallet(deps.tail, wallet);
+  return wire(built, revokeMemo(owner, sessionPubkey));
+}
+
+/** Applies the wallet's confirmed transactions now, exactly as the indexer would. */
+export async function syncPlayer(deps: PlayerDeps, wallet: string) {
+  const applied = await tailAddress(deps.tail, wallet);
+  return { applied, status: await playerStatus(deps, wallet) };
+}

@@ -1,0 +1,281 @@
+/**
+ * The one bet lifecycle: prepare → commit → reveal → settle → receipt, for every game and every caller (the
+ * REST routes, the MCP tools with the agent's key, the deadline pass, wallet reveal memos). A game supplies
+ * only its rules (games/game.ts).
+ * @module
+ */
+import type { Ack } from '../protocol/ack.ts';
+import { betPayloadHashOf, PROTOCOL_ID, type BetPayload } from '../protocol/bet-payload.ts';
+import { verifyCommitment } from '../protocol/commitment.ts';
+import { isHex, utf8 } from '../protocol/encoding.ts';
+import { gameRejected, PfwsError, rejectionError } from '../protocol/errors.ts';
+import { limitsOf, type LimitSettings } from '../protocol/house.ts';
+import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
+import type { PlaySource, SeedReveal } from '../protocol/receipt.ts';
+import { verifyBase64Signature, verifySessionSignature } from '../protocol/signatures.ts';
+import type { AckSource, BetRecord, BetStore, PlayerTotals } from '../store/bets.ts';
+import type { GameName, GameRegistry, PrepareInput } from './game.ts';
+
+export interface LifecycleSettings {
+  prepareTtlMs: number;
+  revealDeadlineMs: number;
+  limits: LimitSettings;
+}
+
+export interface LifecycleDeps {
+  bets: BetStore;
+  games: GameRegistry;
+  /** The public alias a payload names instead of the wallet. */
+  aliasOf: (wallet: string) => string;
+  /** Signs a committed bet's ack (deterministic, so every replay gets the same ack). */
+  ackOf: (bet: AckSource) => Ack;
+  /** s_index of an operator RNG chain. */
+  rngValue: (chainId: number, index: number) => string;
+  clock: () => Date;
+  settings: LifecycleSettings;
+}
+
+/** What a commit body carries besides the game's own fields. */
+export interface CommitBody {
+  betPayload: unknown;
+  betPayloadHash: string;
+  sessionSignature: string;
+  [field: string]: unknown;
+}
+
+export const playerView = (p: PlayerTotals) => ({
+  balance: microToNumber(p.balance),
+  exposure: microToNumber(p.exposure),
+  stakedInPlay: microToNumber(p.staked),
+  nonce: p.nonce,
+});
+
+/**
+ * A positive amount with at most 6 decimals, as micro-USDC.
+ * @throws {PfwsError} INVALID_BET_AMOUNT naming the field
+ */
+export function parseWager(value: unknown, field = 'wager'): bigint {
+  try {
+    return parseAmount(value);
+  } catch (err) {
+    if (err instanceof AmountError) throw new PfwsError('INVALID_BET_AMOUNT', `${field}: ${err.message}`);
+    throw err;
+  }
+}
+
+const keyRejection = (status: string | null) =>
+  new PfwsError('SESSION_KEY_NOT_AUTHORIZED', status ? 'The session key was revoked' : 'The session key is not authorized: send the setup transaction and sync first');
+
+export class BetLifecycle {
+  constructor(readonly deps: LifecycleDeps) {}
+
+  /**
+   * Everything prepare checks, from one atomic read: the key, the commitment, and for a new stake the balance
+   * and the live limits. The commit script checks them all again.
+   * @returns the bet nonce the payload carries
+   */
+  async preflight(wallet: string, p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint; locks: 'stake' | 'play' }): Promise<number> {
+    const view = await this.deps.bets.prepareView(wallet, p.sessionPubkey, p.commitment);
+    if (view.sessionKeyStatus !== 'active') throw keyRejection(view.sessionKeyStatus);
+    if (view.commitmentUsed) throw gameRejected('This commitment was used before; every bet needs a fresh client seed', 'commitment_used');
+    if (p.locks === 'play') return view.nonce;
+    const limits = limitsOf(view.house, this.deps.settings.limits);
+    const usdc = (m: bigint) => microToNumber(m);
+    if (limits.nav <= 0n) throw gameRejected('Betting is paused: the house NAV is not positive', 'house_closed');
+    if (p.wager > view.balance) throw gameRejected(`The wager exceeds the balance (${usdc(view.balance)})`, 'insufficient_balance', { balance: usdc(view.balance) });
+    if (p.wager > limits.maxBet) throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
+    if (p.maxPayout > limits.maxPayout) {
+      throw gameRejected(`The possible payout ${usdc(p.maxPayout)} exceeds house.maxPayout (${usdc(limits.maxPayout)})`, 'max_payout', {
+        maxPayout: usdc(limits.maxPayout),
+      });
+    }
+    if (view.house.exposure + (p.maxPayout - p.wager) > limits.maxExposure) {
+      throw gameRejected('The bet would take the house over maxExposure', 'max_exposure', { maxExposure: usdc(limits.maxExposure) });
+    }
+    return view.nonce;
+  }
+
+  /** Step 1: the game plans the turn; the canonical payload is built, stored until it expires, and returned. */
+  async prepare(game: GameName, wallet: string, input: PrepareInput, source: PlaySource = 'api') {
+    const { bets, clock, settings } = this.deps;
+    const plan = await this.deps.games[game].planTurn(wallet, input);
+    const betNonce = await this.preflight(wallet, { ...plan, sessionPubkey: input.sessionPubkey, commitment: input.commitment });
+    const expiresAtMs = clock().getTime() + settings.prepareTtlMs;
+    const betPayload = {
+      protocol: PROTOCOL_ID,
+      game,
+      player: this.deps.aliasOf(wallet),
+      sessionPubkey: input.sessionPubkey,
+      betNonce,
+      wager: plan.wager.toString(),
+      params: plan.params,
+      commitment: input.commitment,
+      expiresAt: new Date(expiresAtMs).toISOString(),
+    } as BetPayload;
+    const betPayloadHash = betPayloadHashOf(betPayload);
+    await bets.savePrepared(
+      betPayloadHash,
+      {
+        wallet,
+        game,
+        payload: JSON.stringify(betPayload),
+        wager: plan.wager,
+        maxPayout: plan.locks === 'stake' ? plan.maxPayout : 0n,
+        exposureDelta: plan.locks === 'stake' ? plan.maxPayout - plan.wager : 0n,
+        sessionPubkey: input.sessionPubkey,
+        commitment: input.commitment,
+        betNonce,
+        expiresAtMs,
+        ...(plan.ticketId ? { ticketId: plan.ticketId } : {}),
+        ...(plan.turn ? { turn: plan.turn } : {}),
+        source,
+      },
+      settings.prepareTtlMs,
+    );
+    return { betPayload, betPayloadHash, ...plan.reply };
+  }
+
+  /**
+   * Step 2: the session key's signature over the payload hash, then the atomic commit (store/scripts/commit_bet.lua)
+   * that locks the stake and assigns the RNG index. A re-sent commit gets the same ack, and names the bet's state.
+   */
+  async commit(game: GameName, wallet: string, body: CommitBody) {
+    const { bets, clock, settings } = this.deps;
+    const payload = checkCommitBody(body.betPayload, body.betPayloadHash, body.sessionSignature, game);
+    const rules = this.deps.games[game];
+    rules.checkCommit(payload, body);
+    const now = clock();
+    const deadline = new Date(now.getTime() + settings.revealDeadlineMs);
+    const result = await bets.commit(body.betPayloadHash, wallet, {
+      nowMs: now.getTime(),
+      committedAt: now.toISOString(),
+      revealDeadlineMs: deadline.getTime(),
+      revealDeadline: deadline.toISOString(),
+      limits: settings.limits,
+      sessionSignature: body.sessionSignature,
+      ...(payload.game === 'sweeper' ? { ticketId: payload.params.ticketId } : {}),
+    });
+    if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
+    const ack = this.deps.ackOf({ hash: body.betPayloadHash, ...result });
+    return {
+      status: result.state === 'settled' ? ('settled' as const) : ('awaiting_reveal' as const),
+      betPayloadHash: body.betPayloadHash,
+      rngIndex: ack.rngIndex,
+      ack,
+      revealMessage: ack.revealMessage,
+      revealDeadline: ack.revealDeadline,
+      ...(await rules.commitReply(payload, ack)),
+    };
+  }
+
+  /** Step 3: the seed must open the commitment and the committing key must sign revealMessage; then settle. */
+  async reveal(game: GameName, wallet: string, betPayloadHash: string, clientSeedRaw: string, sessionSignature: string) {
+    const bet = await this.committedBet(wallet, betPayloadHash, game);
+    const ack = this.checkReveal(bet, clientSeedRaw, sessionSignature);
+    const { reply, player } = await this.settle(bet, { clientSeedRaw, revealSignature: sessionSignature, via: 'reveal' }, ack);
+    return { ...reply, player: playerView(player) };
+  }
+
+  /**
+   * Settles a committed turn exactly once, with its seed or (past the deadline) without; a settled one answers
+   * its stored reply.
+   */
+  async settle(bet: BetRecord, reveal: SeedReveal | null, knownAck?: Ack): Promise<{ reply: Record<string, unknown>; player: PlayerTotals; fresh: boolean }> {
+    const { bets, games } = this.deps;
+    const rules = games[bet.game];
+    if (bet.state === 'settled') {
+      const [reply, player] = await Promise.all([rules.storedReply(bet, bet.settlement ?? ''), bets.playerTotals(bet.wallet)]);
+      return { reply, player, fresh: false };
+    }
+    const settledAt = this.deps.clock().toISOString();
+    const outcome = await rules.settleTurn({
+      bet,
+      payload: JSON.parse(bet.payload) as BetPayload,
+      ack: knownAck ?? this.deps.ackOf(bet),
+      reveal,
+      rngReveal: reveal ? this.deps.rngValue(bet.rngChainId, bet.rngIndex) : null,
+      settledAt,
+      source: bet.source,
+    });
+    const result = await bets.settleTurn(bet, outcome.write, settledAt);
+    if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
+    const reply = result.kind === 'ok' ? outcome.reply : await rules.storedReply(bet, result.settlement);
+    return { reply, player: result.player, fresh: result.kind === 'ok' };
+  }
+
+  /** A wallet's on-chain `pfws:v1:reveal:<betPayloadHash>:<clientSeedRaw>` memo settles its own committed bet. */
+  async applyWalletReveal(reveal: { wallet: string; betPayloadHash: string; clientSeedRaw: string }): Promise<void> {
+    const bet = await this.deps.bets.bet(reveal.betPayloadHash);
+    if (!bet || bet.wallet !== reveal.wallet || bet.state !== 'committed') return;
+    if (!verifyCommitment(reveal.clientSeedRaw, bet.commitment)) return;
+    await this.deps.bets.saveRecoverySeed(bet.hash, reveal.clientSeedRaw);
+    await this.settle(bet, { clientSeedRaw: reveal.clientSeedRaw, revealSignature: null, via: 'wallet-memo' });
+  }
+
+  /** The seed known for a bet (recovery store or wallet memo), if it opens the commitment. */
+  async knownSeed(bet: BetRecord): Promise<string | null> {
+    const stored = await this.deps.bets.recoverySeed(bet.hash);
+    return stored && verifyCommitment(stored, bet.commitment) ? stored : null;
+  }
+
+  /** Recovery seeds are accepted only once the ack exists, and only when they open the commitment. */
+  async storeRecoverySeed(wallet: string, betPayloadHash: string, clientSeedRaw: string) {
+    const bet = await this.deps.bets.bet(betPayloadHash);
+    if (!bet || bet.wallet !== wallet) {
+      throw gameRejected("Recovery seeds are accepted only after the commit ack exists for this wallet's bet", 'not_committed');
+    }
+    if (!verifyCommitment(clientSeedRaw, bet.commitment)) throw gameRejected("clientSeedRaw does not match the bet's commitment", 'commitment_mismatch');
+    await this.deps.bets.saveRecoverySeed(betPayloadHash, clientSeedRaw);
+    return { betPayloadHash, stored: true, state: bet.state };
+  }
+
+  /** A stored seed, served back only for a committed bet of the same wallet. */
+  async fetchRecoverySeed(wallet: string, betPayloadHash: string) {
+    if (!isHex(betPayloadHash, 32)) throw new PfwsError('INVALID_REQUEST', 'betPayloadHash must be 32 bytes of lowercase hex');
+    const bet = await this.deps.bets.bet(betPayloadHash);
+    if (!bet || bet.wallet !== wallet) throw new PfwsError('NOT_FOUND', 'No committed bet with this betPayloadHash for this wallet');
+    const clientSeedRaw = await this.deps.bets.recoverySeed(betPayloadHash);
+    if (!clientSeedRaw) throw new PfwsError('NOT_FOUND', 'No recovery seed was stored for this bet');
+    return { betPayloadHash, clientSeedRaw, state: bet.state, ack: this.deps.ackOf(bet) };
+  }
+
+  /** The caller's committed bet of this game, or a GAME_INPUT_REJECTED that reveals nothing about others' bets. */
+  async committedBet(wallet: string, betPayloadHash: string, game: GameName): Promise<BetRecord> {
+    const bet = await this.deps.bets.bet(betPayloadHash);
+    if (!bet || bet.wallet !== wallet || bet.game !== game) {
+      throw gameRejected(`No committed ${game} bet with this betPayloadHash for this wallet`, 'not_found');
+    }
+    return bet;
+  }
+
+  /** The seed must open the commitment, and the committing key must sign the ack's revealMessage — even if it was revoked since. */
+  checkReveal(bet: BetRecord, clientSeedRaw: string, sessionSignature: string): Ack {
+    if (!verifyCommitment(clientSeedRaw, bet.commitment)) {
+      throw gameRejected("clientSeedRaw does not match the bet's commitment (sha256 of the 32 seed bytes)", 'commitment_mismatch');
+    }
+    const ack = this.deps.ackOf(bet);
+    if (!verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
+      throw new PfwsError('INVALID_SESSION_SIGNATURE', 'sessionSignature must sign the UTF-8 bytes of ack.revealMessage with the committing session key');
+    }
+    return ack;
+  }
+}
+
+/** Rejects a commit body whose hash is not the payload's, or whose session signature does not verify. */
+export function checkCommitBody(betPayload: unknown, betPayloadHash: string, sessionSignature: string, game: GameName): BetPayload {
+  const payload = betPayload as BetPayload;
+  if (typeof betPayload !== 'object' || betPayload === null || payload.game !== game) {
+    throw gameRejected(`betPayload is not a ${game} payload`, 'bad_payload');
+  }
+  let recomputed: string;
+  try {
+    recomputed = betPayloadHashOf(payload);
+  } catch {
+    throw gameRejected('betPayload has no canonical JSON form', 'bad_payload');
+  }
+  if (recomputed !== betPayloadHash) throw gameRejected('betPayloadHash is not sha256 of the canonical betPayload', 'hash_mismatch');
+  if (typeof payload.sessionPubkey !== 'string' || !verifySessionSignature(betPayloadHash, sessionSignature, payload.sessionPubkey)) {
+    throw new PfwsError('INVALID_SESSION_SIGNATURE', "sessionSignature must be the session key's Ed25519 signature over the 32 bytes of betPayloadHash");
+  }
+  return payload;
+}

@@ -1,0 +1,4 @@
+-- Gives a lease up only when this holder still has it.
+-- KEYS: lease   ARGV: holderId
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0

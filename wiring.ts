@@ -1,0 +1,261 @@
+/**
+ * The composition root: builds every part once at start (Redis and its stores, the chain, the operator keys,
+ * the games and their lifecycle) and hands each role and module the few parts it uses. Only entry points
+ * (main.ts and the tests) read this object; nothing below them takes it.
+ * @module
+ */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Ack } from './protocol/ack.ts';
+import { signAck } from './protocol/ack.ts';
+import { setCryptoBackend } from './protocol/crypto.ts';
+import { nodeBackend } from './protocol/crypto-node.ts';
+import type { LimitSettings } from './protocol/house.ts';
+import type { Config } from './config/env.ts';
+import { createRpc, type SolanaRpc } from './chain/rpc.ts';
+import { configuredSetup, ensureLocalnetGenesis, type ChainSetup } from './chain/genesis.ts';
+import { explorerLinks, type ExplorerLinks } from './chain/explorer.ts';
+import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
+import { RngChains } from './operator/rng-chains.ts';
+import { Aliases } from './operator/aliases.ts';
+import { createRedis, type Redis } from './store/redis.ts';
+import { Keys } from './store/keys.ts';
+import { defineScripts } from './store/scripts.ts';
+import { LedgerStore } from './store/ledger.ts';
+import { BetStore, type AckSource } from './store/bets.ts';
+import { TicketStore } from './store/tickets.ts';
+import { AuthStore } from './store/auth.ts';
+import { AnchorStore } from './store/anchor-store.ts';
+import { ManifestStore } from './store/anchor-manifests.ts';
+import { RngStore } from './store/rng.ts';
+import { IndexerStore } from './store/indexer.ts';
+import type { TailDeps } from './funding/tail.ts';
+import type { PlayerDeps } from './funding/player.ts';
+import { DiceGame } from './games/dice.ts';
+import { SweeperGame } from './games/sweeper.ts';
+import { BetLifecycle } from './games/lifecycle.ts';
+import type { HouseDeps } from './house/view.ts';
+import type { WorkerDeps } from './anchor-worker/worker.ts';
+import type { ApiDeps } from './api/deps.ts';
+import { StateProofs } from './funding/state-proof.ts';
+
+export interface Stores {
+  ledger: LedgerStore;
+  bets: BetStore;
+  tickets: TicketStore;
+  auth: AuthStore;
+  anchors: AnchorStore;
+  manifests: ManifestStore;
+  rng: RngStore;
+  indexer: IndexerStore;
+}
+
+export interface Wiring {
+  config: Config;
+  logger: Logger;
+  clock: () => Date;
+  redis: Redis;
+  keys: Keys;
+  stores: Stores;
+  rpc: SolanaRpc;
+  rpcUrl: string;
+  setup: ChainSetup;
+  operator: OperatorKeys;
+  /** localnet only: the dev USDC mint authority. */
+  faucet: OperatorKey | null;
+  rngChains: RngChains;
+  aliases: Aliases;
+  /** State-tree salts are derived from this secret. */
+  saltSecret: Uint8Array;
+  links: ExplorerLinks;
+  limits: LimitSettings;
+  dice: DiceGame;
+  sweeper: SweeperGame;
+  lifecycle: BetLifecycle;
+  tail: TailDeps;
+  player: PlayerDeps;
+  house: HouseDeps;
+  worker: WorkerDeps;
+  close(): Promise<void>;
+}
+
+export interface WiringOverrides {
+  clock?: () => Date;
+  redis?: Redis;
+}
+
+export class LedgerMismatchError extends Error {
+  override readonly name = 'LedgerMismatchError';
+}
+
+export async function createWiring(config: Config, logger: Logger, rpcUrl: string, overrides: WiringOverrides = {}): Promise<Wiring> {
+  setCryptoBackend(nodeBackend);
+  const redis = overrides.redis ?? createRedis(config.REDIS_URL);
+  const close = async () => {
+    if (!overrides.redis) await redis.quit().catch(() => redis.disconnect());
+  };
+  const keys = new Keys(config.REDIS_PREFIX);
+  const scripts = defineScripts(redis);
+  const stores: Stores = {
+    ledger: new LedgerStore(redis, keys, scripts),
+    bets: new BetStore(redis, keys, scripts),
+    tickets: new TicketStore(redis, keys, scripts),
+    auth: new AuthStore(redis, keys),
+    anchors: new AnchorStore(redis, keys, scripts),
+    manifests: new ManifestStore(redis, keys, scripts),
+    rng: new RngStore(redis, keys, scripts),
+    indexer: new IndexerStore(redis, keys, scripts),
+  };
+  const clock = overrides.clock ?? (() => new Date());
+  const operator = await loadOperatorKeys(config.keysDir, config.localnet);
+  const aliases = new Aliases(loadSecret(config.keysDir, 'alias', config.localnet));
+  const saltSecret = loadSecret(config.keysDir, 'salt', config.localnet);
+  const rpc = createRpc(rpcUrl);
+
+  let faucet: OperatorKey | null = null;
+  let setup: ChainSetup;
+  if (config.localnet) {
+    faucet = await loadOperatorKey(config.keysDir, 'faucet', true);
+    setup = await ensureLocalnetGenesis(rpc, config.dataDir, operator, faucet, config.DEV_HOUSE_CAPITAL);
+  } else {
+    setup = await configuredSetup(config.USDC_MINT!, config.LP_MINT!, operator.keeper.publicKey);
+  }
+  const identity = `${setup.usdcMint}:${setup.vaultTokenAccount}`;
+  const stored = await stores.ledger.claimChain(identity);
+  if (stored) {
+    await close();
+    throw new LedgerMismatchError(
+      `Redis prefix "${keys.prefix}" holds the ledger of another chain (${stored}); this one is ${identity}. ` +
+        "Use another REDIS_PREFIX, or delete that prefix's keys to start over.",
+    );
+  }
+  if (setup.houseFunding) {
+    // The genesis mint into the vault is house capital, not an unattributed inflow.
+    const { signature, amount } = setup.houseFunding;
+    await stores.ledger.applyChainItem({ key: `${signature}:rest`, kind: 'house', signature, slot: 0, amount: BigInt(amount) }, clock().toISOString());
+  }
+  const startedAtMs = await stores.ledger.startedAt(clock().getTime());
+
+  const rngChains = new RngChains(path.join(config.keysDir, 'rng'));
+  const rngValue = (chainId: number, index: number) => rngChains.get(chainId).valueHex(index);
+  const ackOf = (bet: AckSource): Ack => signAck({ betPayloadHash: bet.hash, ...bet }, operator.ack.seed);
+  const aliasOf = (wallet: string) => aliases.of(wallet);
+  const limits: LimitSettings = { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS };
+  const links = explorerLinks(config, rpcUrl);
+
+  const dice = new DiceGame({ bets: stores.bets, rng: stores.rng, ackOf });
+  const sweeper = new SweeperGame({ bets: stores.bets, tickets: stores.tickets, rng: stores.rng, ackOf, clock, limits });
+  const lifecycle = new BetLifecycle({
+    bets: stores.bets,
+    games: { dice, sweeper },
+    aliasOf,
+    ackOf,
+    rngValue,
+    clock,
+    settings: { prepareTtlMs: config.PREPARE_TTL_MS, revealDeadlineMs: config.REVEAL_DEADLINE_MS, limits },
+  });
+  const tail: TailDeps = {
+    rpc,
+    ledger: stores.ledger,
+    indexer: stores.indexer,
+    ctx: { usdcMint: setup.usdcMint, vaultTokenAccount: setup.vaultTokenAccount },
+    commitment: config.INDEXER_COMMITMENT,
+    clock,
+    aliasOf,
+    onReveal: (reveal) => lifecycle.applyWalletReveal(reveal),
+  };
+  const workerLogger = logger.child({ role: 'worker' });
+  const worker: WorkerDeps = {
+    logger,
+    rngHeads: {
+      rng: stores.rng,
+      chains: rngChains,
+      rpc,
+      anchorKey: operator.anchor,
+      logger: workerLogger,
+      chainLength: config.RNG_CHAIN_LENGTH,
+      rolloverMargin: config.RNG_ROLLOVER_MARGIN,
+    },
+    deadlines: { bets: stores.bets, lifecycle, tail, clock, logger: workerLogger },
+    anchoring: {
+      anchorer: {
+        store: stores.anchors,
+        rpc,
+        anchorKey: operator.anchor,
+        rngValue,
+        saltSecret,
+        links,
+        clock,
+        logger: workerLogger,
+        maxEntries: config.ANCHOR_MAX_ENTRIES,
+        commitment: config.INDEXER_COMMITMENT,
+      },
+      manifests: { store: stores.manifests, anchorKey: operator.anchor, maxEvents: config.MANIFEST_MAX_EVENTS, clock, logger: workerLogger },
+      redisUrl: config.REDIS_URL,
+      queuePrefix: keys.queuePrefix(),
+      logger,
+      anchorMaxEntries: config.ANCHOR_MAX_ENTRIES,
+      anchorMaxDelayMs: config.ANCHOR_MAX_DELAY_MS,
+      manifestMaxEvents: config.MANIFEST_MAX_EVENTS,
+      manifestMaxDelayMs: config.MANIFEST_MAX_DELAY_MS,
+    },
+  };
+
+  return {
+    config,
+    logger,
+    clock,
+    redis,
+    keys,
+    stores,
+    rpc,
+    rpcUrl,
+    setup,
+    operator,
+    faucet,
+    rngChains,
+    aliases,
+    saltSecret,
+    links,
+    limits,
+    dice,
+    sweeper,
+    lifecycle,
+    tail,
+    player: { ledger: stores.ledger, rpc, setup, tail, aliasOf },
+    house: { ledger: stores.ledger, rpc, vaultTokenAccount: setup.vaultTokenAccount, lpMint: setup.lpMint, limits, clock, startedAtMs },
+    worker,
+    close,
+  };
+}
+
+/** The parts the API role takes. */
+export function apiDepsOf(w: Wiring): ApiDeps {
+  const { config, stores } = w;
+  return {
+    config,
+    logger: w.logger,
+    clock: w.clock,
+    auth: stores.auth,
+    bets: stores.bets,
+    anchors: stores.anchors,
+    manifests: stores.manifests,
+    rng: stores.rng,
+    lifecycle: w.lifecycle,
+    dice: w.dice,
+    sweeper: w.sweeper,
+    player: w.player,
+    house: w.house,
+    chain: {
+      cluster: config.cluster,
+      rpcUrl: config.PUBLIC_RPC_URL ?? w.rpcUrl,
+      setup: w.setup,
+      ackPublicKey: w.operator.ack.publicKey,
+      anchorPublicKey: w.operator.anchor.publicKey,
+      explorerBaseUrl: config.EXPLORER_BASE_URL,
+    },
+    links: w.links,
+    stateProofs: new StateProofs({ anchors: stores.anchors, saltSecret: w.saltSecret }),
+    faucet: w.faucet ? { key: w.faucet, rpc: w.rpc, setup: w.setup } : null,
+  };
+}
