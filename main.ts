@@ -14,6 +14,7 @@ export interface Running {
   apiUrl: string | null;
   rpcUrl: string;
   worker: WorkerHandle | null;
+  indexer: Indexer | null;
   stop(): Promise<void>;
 }
 
@@ -45,15 +46,17 @@ export async function startService(config: Config, logger: Logger, options: Star
       worker = started;
       stoppers.push(() => started.stop());
     }
+    let indexer: Indexer | null = null;
     if (config.roles.includes('indexer')) {
       const { bets } = wiring.stores;
-      const indexer = new Indexer(wiring.tail, {
+      indexer = new Indexer(wiring.tail, {
         pollMs: config.INDEXER_POLL_MS,
         logger: logger.child({ role: 'indexer' }),
         waitingWallets: (committedBeforeMs) => bets.waitingWallets(committedBeforeMs, config.REVEAL_DEADLINE_MS, 100),
       });
-      indexer.start();
-      stoppers.push(() => indexer.stop());
+      const started = indexer;
+      started.start();
+      stoppers.push(() => started.stop());
     }
     let apiUrl: string | null = null;
     if (config.roles.includes('api')) {
@@ -61,7 +64,7 @@ export async function startService(config: Config, logger: Logger, options: Star
       apiUrl = api.url;
       stoppers.push(() => api.close());
     }
-    return { wiring, apiUrl, rpcUrl, worker, stop };
+    return { wiring, apiUrl, rpcUrl, worker, indexer, stop };
   } catch (err) {
     await stop();
     throw err;

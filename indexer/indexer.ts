@@ -25,6 +25,8 @@ export class Indexer {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #ticks = 0;
+  #passes = 0;
+  #lastPassAt: number | null = null;
 
   constructor(
     readonly deps: TailDeps,
@@ -33,6 +35,11 @@ export class Indexer {
 
   get isLeader(): boolean {
     return this.#leader;
+  }
+
+  /** Completed passes (as leader or not) and when the last one ended: the indexer is alive while these move. */
+  get progress(): { passes: number; lastPassAt: number | null } {
+    return { passes: this.#passes, lastPassAt: this.#lastPassAt };
   }
 
   start(): void {
@@ -87,6 +94,9 @@ export class Indexer {
       }
     } catch (err) {
       this.options.logger.warn({ err }, 'indexer: tick failed, retrying');
+    } finally {
+      this.#passes++;
+      this.#lastPassAt = this.deps.clock().getTime();
     }
   }
 }

@@ -21,7 +21,9 @@ export const Ack = Type.Object(
 export const BetPayload = Loose('canonical bet payload; betPayloadHash = sha256(JCS(betPayload))');
 
 export const CommitResponse = Type.Object({
-  status: Type.Literal('awaiting_reveal'),
+  status: Type.Union([Type.Literal('awaiting_reveal'), Type.Literal('settled')], {
+    description: 'awaiting_reveal after a commit; a commit re-sent after the bet settled answers settled',
+  }),
   betPayloadHash: Hex32,
   rngIndex: Type.Integer(),
   ack: Ack,

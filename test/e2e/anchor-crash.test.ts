@@ -2,7 +2,7 @@
 // recording the confirmation, mid-fill) and a fresh one takes over. Nothing is skipped, nothing is
 // committed twice, and no receipt ever names a root that is not on-chain. Also: transient RPC failures
 // retry, an entry that can never be anchored fails as unrecoverable, and manifests survive a crash.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { base58 } from '@scure/base';
@@ -93,7 +93,8 @@ beforeAll(async () => {
     await q.pause();
     queues.push(q);
   }
-  await new Promise((r) => setTimeout(r, 300));
+  // A job the workers had already taken finishes first.
+  await vi.waitFor(async () => expect(await Promise.all(queues.map((q) => q.getActiveCount()))).toEqual([0, 0]), { timeout: 20_000, interval: 50 });
   player = await new Player(svc.api, svc.rpcUrl).onboard(100);
 }, 60_000);
 
@@ -169,7 +170,11 @@ describe('a worker killed while committing', () => {
     await expect(crashing.run()).rejects.toThrow(Crash);
     const pending = (await crashing.store.pending()) as PendingCommit;
     // As if the blockhash had expired while the worker was down (and a newer one exists, a slot later).
-    await new Promise((r) => setTimeout(r, 900));
+    const { value: then } = await svc.wiring.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    await vi.waitFor(async () => expect((await svc.wiring.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value.blockhash).not.toBe(then.blockhash), {
+      timeout: 20_000,
+      interval: 50,
+    });
     await svc.wiring.redis.hset(svc.wiring.keys.anchorPending(), 'json', JSON.stringify({ ...pending, lastValidBlockHeight: '0' }));
     expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(9);
     const record = await crashing.store.commitAt(9);
@@ -285,8 +290,10 @@ describe('the BullMQ processors', () => {
     expect(failed[0]!.failedReason).toContain(`bet-log entry ${size} is malformed`);
     expect(failed[0]!.attemptsMade).toBe(1);
     expect(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'halted')).toContain('malformed');
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await queues[0]!.getFailed()).toHaveLength(1);
+    // Scheduler passes after the halt queue nothing more.
+    await svc.worker!.anchoring.flush();
+    await svc.worker!.anchoring.flush();
+    expect(await queues[0]!.getJobCounts('waiting', 'delayed', 'failed')).toEqual({ waiting: 0, delayed: 0, failed: 1 });
     expect(Number(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'committedSize'))).toBe(size);
   });
 });

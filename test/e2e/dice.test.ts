@@ -226,6 +226,7 @@ describe('idempotency and concurrency', () => {
     const p = await player.prepareDice({ wager: 3 });
     const commits = await Promise.all(Array.from({ length: 8 }, () => player.commitDice(p.res.body)));
     for (const c of commits) expect(c.status).toBe(200);
+    for (const c of commits) expect(c.body.status).toBe('awaiting_reveal');
     expect(new Set(commits.map((c) => c.body.ack.ackHash)).size).toBe(1);
     const mid = (await player.get('/protocol/v1/player/status')).body;
     expect(mid.balance).toBe(27);
@@ -239,6 +240,8 @@ describe('idempotency and concurrency', () => {
     expect(end.totals.plays).toBe(1);
     const replay = await player.commitDice(p.res.body);
     expect(replay.body.ack.ackHash).toBe(commits[0]!.body.ack.ackHash);
+    // Re-sent after the reveal, the commit resolves the same bet and says it is settled.
+    expect(replay.body.status).toBe('settled');
     expect((await player.get('/protocol/v1/player/status')).body.balance).toBe(end.balance);
   });
 
@@ -315,6 +318,25 @@ describe('recovery and deadlines', () => {
     expect((await player.get('/protocol/v1/player/status')).body.totals.plays).toBe(1);
   });
 
+  it('the session lists every pending bet oldest first by commit order; pendingBet is the oldest', async () => {
+    const player = await newPlayer(10);
+    const committed: { hash: string; seed: string; revealMessage: string }[] = [];
+    for (let i = 0; i < 6; i++) {
+      const p = await player.prepareDice({ wager: 1 });
+      const c = await player.commitDice(p.res.body);
+      committed.push({ hash: p.res.body.betPayloadHash, seed: p.clientSeedRaw, revealMessage: c.body.ack.revealMessage });
+    }
+    const hashes = committed.map((c) => c.hash);
+    for (let round = 0; round < hashes.length; round++) {
+      const session = (await player.get('/protocol/v1/dice/session')).body;
+      expect(session.pendingBets.map((b: { betPayloadHash: string }) => b.betPayloadHash)).toEqual(hashes.slice(round));
+      expect(session.pendingBet.betPayloadHash).toBe(hashes[round]);
+      const oldest = committed[round]!;
+      expect((await player.revealDice(oldest.hash, oldest.seed, oldest.revealMessage)).status).toBe(200);
+    }
+    expect((await player.get('/protocol/v1/dice/session')).body.pendingBet).toBeNull();
+  });
+
   it('at the deadline a bet settles with the stored seed, or as a loss; never refunded', async () => {
     const player = await newPlayer(10);
     const withSeed = await player.prepareDice({ wager: 1, target: 98 });
@@ -349,7 +371,8 @@ describe('recovery and deadlines', () => {
 describe('conservation', () => {
   it('vault = player balances + stakes + exposure + house NAV, across random bets', async () => {
     const group = await Promise.all([newPlayer(40), newPlayer(40), newPlayer(40)]);
-    const pendingCommits: Promise<unknown>[] = [];
+    const playsBefore = (await svc.wiring.stores.ledger.house()).plays;
+    const pendingCommits: Promise<{ status: number }>[] = [];
     for (let round = 0; round < 6; round++) {
       for (const player of group) {
         const wager = 1 + Math.floor(Math.random() * 3);
@@ -360,11 +383,13 @@ describe('conservation', () => {
           const p = await player.prepareDice({ wager, target, direction });
           if (p.res.status === 200) pendingCommits.push(player.commitDice(p.res.body));
         } else {
-          await player.playDice({ wager, target, direction }).catch(() => undefined);
+          // Every play must settle: a failure here is a bug, never noise to skip.
+          await player.playDice({ wager, target, direction });
         }
       }
     }
-    await Promise.all(pendingCommits);
+    expect((await Promise.all(pendingCommits)).map((c) => c.status)).toEqual(group.map(() => 200));
+    expect((await svc.wiring.stores.ledger.house()).plays - playsBefore).toBe(BigInt(5 * group.length));
     const b = await books(svc, players);
     expect(b.vault).toBe(b.liabilities + b.exposure + b.nav + b.unattributed);
     const api = (await http('GET', `${svc.api}/house`)).body.house;

@@ -1,6 +1,6 @@
 // The operator RNG chain rolls over to a chain committed on-chain beforehand, and a wallet's own reveal
 // memo settles its bet without the API.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   appendTransactionMessageInstructions,
   createSolanaRpc,
@@ -140,8 +140,10 @@ describe('wallet reveal memo, indexer', () => {
 
   it('follows the wallets of bets left waiting, so their reveal memos settle long before the deadline', async () => {
     const { player, betPayloadHash, clientSeedRaw } = await betRevealedOnChainOnly(fast);
-    // Still within the grace a reveal through the API gets: nothing reads the memo yet.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Still within the grace a reveal through the API gets: the indexer makes its wallet passes (one in five
+    // of its passes) and reads nothing of the memo yet.
+    const passes = fast.indexer!.progress.passes;
+    await vi.waitFor(() => expect(fast.indexer!.progress.passes).toBeGreaterThanOrEqual(passes + 11), { timeout: 20_000, interval: 20 });
     expect((await player.get('/protocol/v1/dice/session')).body.pendingBet?.status).toBe('awaiting_reveal');
     fast.clock.offsetMs = 60_000;
     try {

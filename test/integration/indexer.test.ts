@@ -1,5 +1,5 @@
 // The crediting rules (design §3) against real transactions on localnet, and exactly-once application.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { address, createSolanaRpc, type Address, type Instruction, type TransactionSigner } from '@solana/kit';
 import {
   findAssociatedTokenPda,
@@ -118,14 +118,15 @@ describe('attacks are never credited', () => {
     const p = await funded(1);
     const before = await unattributed();
     const sig = await send(p.signer, [await transferIx(p.signer, 5_000_000n), memoInstruction(`pfws:v1:deposit:${p.address}`, [p.signer])], true);
-    for (let i = 0; i < 50; i++) {
-      const { value } = await rpc.getSignatureStatuses([sig as Parameters<typeof rpc.getSignatureStatuses>[0][number]]).send();
-      if (value[0]) {
-        expect(value[0].err).not.toBeNull();
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const status = await vi.waitFor(
+      async () => {
+        const { value } = await rpc.getSignatureStatuses([sig as Parameters<typeof rpc.getSignatureStatuses>[0][number]]).send();
+        expect(value[0]).toBeTruthy();
+        return value[0]!;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(status.err).not.toBeNull();
     await tailAddress(deps, p.address);
     await tailAddress(deps, vault);
     expect(await balanceOf(p.address)).toBe(0n);
@@ -188,7 +189,10 @@ describe('leadership', () => {
     await svc.wiring.redis.del(svc.wiring.keys.indexerLease());
     a.start();
     b.start();
-    await new Promise((r) => setTimeout(r, 400));
+    await vi.waitFor(() => expect(a.isLeader || b.isLeader).toBe(true), { timeout: 10_000, interval: 20 });
+    // Both keep trying for several passes; the lease stays with one.
+    const after = Math.max(a.progress.passes, b.progress.passes) + 5;
+    await vi.waitFor(() => expect(Math.min(a.progress.passes, b.progress.passes)).toBeGreaterThanOrEqual(after), { timeout: 10_000, interval: 20 });
     const leaders = [a, b].filter((x) => x.isLeader).length;
     await a.stop();
     await b.stop();

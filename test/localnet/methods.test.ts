@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   address,
   appendTransactionMessageInstructions,
@@ -20,7 +20,7 @@ import {
 } from '@solana/kit';
 import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import { TOKEN_PROGRAM_ADDRESS, getCreateAssociatedTokenIdempotentInstructionAsync, getInitializeMint2Instruction, getMintSize } from '@solana-program/token';
-import { buildTx, fundedSigner, memoIx, raw, sendIxs, sleep, startTestNet, type TestNet } from './helpers.ts';
+import { buildTx, fundedSigner, memoIx, raw, sendIxs, startTestNet, type TestNet } from './helpers.ts';
 
 const COMPUTE_BUDGET = address('ComputeBudget111111111111111111111111111111');
 
@@ -325,8 +325,14 @@ describe('localnet: JSON-RPC envelope', () => {
   it('advances slots and rotates blockhashes over time', async () => {
     const { rpc } = net;
     const a = await rpc.getLatestBlockhash().send();
-    await sleep(120);
-    const b = await rpc.getLatestBlockhash().send();
+    const b = await vi.waitFor(
+      async () => {
+        const next = await rpc.getLatestBlockhash().send();
+        expect(next.context.slot).toBeGreaterThan(a.context.slot);
+        return next;
+      },
+      { timeout: 10_000, interval: 10 },
+    );
     expect(b.context.slot).toBeGreaterThan(a.context.slot);
     expect(b.value.blockhash).not.toBe(a.value.blockhash);
     expect(b.value.lastValidBlockHeight).toBeGreaterThan(a.value.lastValidBlockHeight);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { appendFile, cp, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import {
   getMintToCheckedInstruction,
 } from '@solana-program/token';
 import { startLocalnet } from '../../localnet/index.ts';
+import { readSnapshot } from '../../localnet/snapshot.ts';
 import { buildTx, fundedSigner, memoIx, raw, sendIxs, sleep, type Rpc } from './helpers.ts';
 
 const dirs: string[] = [];
@@ -172,13 +173,10 @@ describe('localnet: persistence', () => {
       const genesisSnapshot = await stat(join(dataDir, 'snapshot.bin'));
       await sendIxs(rpc, payer, [memoIx('snap me')]);
       const balance = (await rpc.getBalance(payer.address).send()).value;
-      let snap = genesisSnapshot;
-      for (let i = 0; i < 100 && snap.mtimeMs === genesisSnapshot.mtimeMs; i++) {
-        await sleep(20);
-        snap = await stat(join(dataDir, 'snapshot.bin'));
-      }
-      expect(snap.mtimeMs).toBeGreaterThan(genesisSnapshot.mtimeMs);
-      await sleep(100);
+      // A snapshot written after the memo covers every logged transaction; copying it now is a crash after it.
+      const logged = await lineCount(join(dataDir, 'transactions.jsonl'));
+      await vi.waitFor(async () => expect((await readSnapshot(dataDir))?.meta.appliedCount).toBe(logged), { timeout: 10_000, interval: 20 });
+      expect((await stat(join(dataDir, 'snapshot.bin'))).mtimeMs).toBeGreaterThan(genesisSnapshot.mtimeMs);
       await cp(dataDir, crashCopy, { recursive: true });
       const warnings: unknown[] = [];
       const copy = await startLocalnet({ port: 0, dataDir: crashCopy, slotIntervalMs: 60_000, logger: { info() {}, warn: (...a: unknown[]) => warnings.push(a), error() {} } });

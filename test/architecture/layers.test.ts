@@ -1,0 +1,113 @@
+// The layer rule, checked on every import of the tree: arrows point inward (protocol ← store ← domain ←
+// roles ← the composition root), roles never import each other, and nothing imports an entry point.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const IGNORED = new Set(['node_modules', 'data', 'test', '.git', 'dist', 'test-artifacts']);
+
+/** Project folders each folder may import (itself always). */
+const CORE = ['protocol'];
+const INFRA = [...CORE, 'schemas', 'config'];
+const ADAPTERS = [...INFRA, 'store', 'chain', 'operator'];
+const DOMAIN = ['games', 'funding', 'house', 'auth', 'analytics', 'payments'];
+const ALLOWED: Record<string, readonly string[]> = {
+  protocol: [],
+  schemas: CORE,
+  config: CORE,
+  localnet: [],
+  store: INFRA,
+  operator: INFRA,
+  chain: [...INFRA, 'operator'],
+  ...Object.fromEntries(DOMAIN.map((d) => [d, [...ADAPTERS, ...DOMAIN]])),
+  api: [...ADAPTERS, ...DOMAIN],
+  indexer: [...ADAPTERS, ...DOMAIN.filter((d) => d !== 'games')],
+  'anchor-worker': [...ADAPTERS, ...DOMAIN],
+  verifier: CORE,
+  web: CORE,
+  bin: ['verifier'],
+};
+/** Entry points: only the composition root and the tests may import them. */
+const ENTRY_POINTS = new Set(['main.ts', 'wiring.ts', 'api/server.ts']);
+const MAY_IMPORT_ENTRY_POINTS = new Set(['main.ts', 'bench']);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    if (IGNORED.has(name) || name.startsWith('.')) return [];
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return sourceFiles(full);
+    return /\.(ts|mts|mjs|js)$/.test(name) && !name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+
+interface Arrow {
+  from: string;
+  to: string;
+}
+
+function arrows(): Arrow[] {
+  const out: Arrow[] = [];
+  for (const file of sourceFiles(ROOT)) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(IMPORT_RE)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      if (!spec?.startsWith('.')) continue;
+      const target = path.relative(ROOT, path.resolve(path.dirname(file), spec));
+      if (target.startsWith('..')) continue;
+      out.push({ from: path.relative(ROOT, file), to: target });
+    }
+  }
+  return out;
+}
+
+const folderOf = (file: string) => (file.includes(path.sep) ? file.split(path.sep)[0]! : file);
+
+describe('layers', () => {
+  const all = arrows();
+
+  it('reads the whole tree', () => {
+    expect(all.length).toBeGreaterThan(200);
+    expect(all.some((a) => a.from.startsWith('games/') && a.to.startsWith('store/'))).toBe(true);
+  });
+
+  it('every import points inward', () => {
+    const bad = all
+      .filter(({ from, to }) => {
+        const src = folderOf(from);
+        const dst = folderOf(to);
+        const allowed = ALLOWED[src];
+        if (!allowed || src === dst) return false;
+        return !allowed.includes(dst);
+      })
+      .map(({ from, to }) => `${from} → ${to}`);
+    expect(bad).toEqual([]);
+  });
+
+  it('protocol/ imports nothing else in the project; store/ only protocol/, schemas/ and config/', () => {
+    expect(all.filter((a) => a.from.startsWith('protocol/') && !a.to.startsWith('protocol/'))).toEqual([]);
+    expect(all.filter((a) => a.from.startsWith('store/') && !/^(store|protocol|schemas|config)\//.test(a.to))).toEqual([]);
+  });
+
+  it('indexer/ does not import games/, and no role imports another', () => {
+    const roles = ['api', 'indexer', 'anchor-worker'];
+    const bad = all.filter((a) => {
+      const src = folderOf(a.from);
+      const dst = folderOf(a.to);
+      return (src === 'indexer' && dst === 'games') || (roles.includes(src) && roles.includes(dst) && src !== dst);
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it('no module imports an entry point', () => {
+    const bad = all.filter((a) => ENTRY_POINTS.has(a.to) && !MAY_IMPORT_ENTRY_POINTS.has(folderOf(a.from)) && a.from !== a.to);
+    expect(bad).toEqual([]);
+  });
+
+  it('every top-level folder of source code has a rule', () => {
+    const folders = new Set(all.map((a) => folderOf(a.from)).filter((f) => !f.endsWith('.ts')));
+    expect([...folders].filter((f) => !ALLOWED[f] && f !== 'bench')).toEqual([]);
+  });
+});
