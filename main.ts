@@ -33,7 +33,11 @@ export async function startService(config: Config, logger: Logger, options: Star
   try {
     let localnet: Localnet | null = null;
     if (config.localnet && !localnetUrl) {
-      localnet = await startLocalnet({ port: config.LOCALNET_PORT, dataDir: path.join(config.dataDir, 'localnet'), logger: logger.child({ role: 'localnet' }) });
+      localnet = await startLocalnet({
+        port: config.LOCALNET_PORT,
+        dataDir: path.join(config.dataDir, 'localnet'),
+        logger: logger.child({ role: 'localnet' }),
+      });
       stoppers.push(() => localnet!.close());
     }
     const rpcUrl = config.SOLANA_RPC_URL ?? localnetUrl ?? localnet!.url;
@@ -118,10 +122,15 @@ async function forkApiWorkers(count: number, localnetUrl: string, logger: Logger
   return async () => {
     stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
-    await Promise.all(workers.map((w) => new Promise((resolve) => {
-      w.once('exit', resolve);
-      w.process.kill('SIGTERM');
-    })));
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise((resolve) => {
+            w.once('exit', resolve);
+            w.process.kill('SIGTERM');
+          }),
+      ),
+    );
   };
 }
 
@@ -141,7 +150,14 @@ async function main(): Promise<void> {
   if (clustered) stopWorkers = await forkApiWorkers(config.API_WORKERS, running.rpcUrl, logger);
   const base = clustered ? `http://localhost:${config.PORT}` : running.apiUrl?.replace('0.0.0.0', 'localhost');
   logger.info(
-    { roles: config.roles, apiProcesses: clustered ? config.API_WORKERS : 1, api: base ? `${base}/api` : null, docs: base ? `${base}/api/docs` : null, rpc: running.rpcUrl, dataDir: config.dataDir },
+    {
+      roles: config.roles,
+      apiProcesses: clustered ? config.API_WORKERS : 1,
+      api: base ? `${base}/api` : null,
+      docs: base ? `${base}/api/docs` : null,
+      rpc: running.rpcUrl,
+      dataDir: config.dataDir,
+    },
     'pfws started',
   );
   onShutdown(logger, async () => {

@@ -102,7 +102,10 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
     { ...workerOptions, connection: connection() },
   );
   const manifestWorker = new Worker('manifest', async () => (await manifests.run())?.manifestHash ?? null, { ...workerOptions, connection: connection() });
-  for (const [name, w] of [['anchor', anchorWorker], ['manifest', manifestWorker]] as const) {
+  for (const [name, w] of [
+    ['anchor', anchorWorker],
+    ['manifest', manifestWorker],
+  ] as const) {
     w.on('failed', (job, err) => log.warn({ err, jobId: job?.id, attempts: job?.attemptsMade }, `${name}: job failed`));
     w.on('error', (err) => log.warn({ err }, `${name}: worker error`));
   }
@@ -121,8 +124,7 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
   let manifestSince: { from: number; at: number } | null = null;
   let haltLogged = false;
 
-  const enqueueAnchor = async (from: number) =>
-    anchorQueue.add('commit', { from }, { ...JOB_OPTIONS, deduplication: { id: `commit-from-${from}` } });
+  const enqueueAnchor = async (from: number) => anchorQueue.add('commit', { from }, { ...JOB_OPTIONS, deduplication: { id: `commit-from-${from}` } });
   const enqueueManifest = async (afterSeq: number) =>
     manifestQueue.add('manifest', { afterSeq }, { ...JOB_OPTIONS, deduplication: { id: `manifest-after-${afterSeq}` } });
 

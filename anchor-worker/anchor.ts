@@ -20,7 +20,7 @@ import { commitMemo } from '../protocol/memo.ts';
 import { NO_MANIFEST_HASH } from '../protocol/manifest.ts';
 import { proofToHex } from '../protocol/merkle.ts';
 import { toHex } from '../protocol/encoding.ts';
-import { buildLiabilityTree } from '../protocol/liabilities.ts';
+import { buildLiabilityTree, type LiabilityTree } from '../protocol/liabilities.ts';
 import type { ReceiptAnchor } from '../protocol/receipt.ts';
 import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts';
 import type { AnchorStore, CommitRecord, PendingCommit } from '../store/anchor-store.ts';
@@ -112,7 +112,7 @@ export class Anchorer {
     await this.#checkReceipts(from, entryCount);
     if (!snap.rngHead || snap.rngChainId === null) throw new Error('no RNG chain is committed yet');
     const rngReveal = snap.disclosed > 0 ? deps.rngValue(snap.rngChainId, snap.disclosed) : snap.rngHead;
-    let state;
+    let state: LiabilityTree;
     try {
       state = buildLiabilityTree(deps.saltSecret, entryCount, snap.liabilities);
     } catch (err) {
@@ -248,7 +248,12 @@ export class Anchorer {
    */
   async #reconcile(pending: PendingCommit): Promise<{ signature: string; slot: number } | null> {
     const { rpc, anchorKey } = this.deps;
-    const { value } = await rpc.getSignatureStatuses(pending.signatures.map((s) => toSignature(s)), { searchTransactionHistory: true }).send();
+    const { value } = await rpc
+      .getSignatureStatuses(
+        pending.signatures.map((s) => toSignature(s)),
+        { searchTransactionHistory: true },
+      )
+      .send();
     for (let i = 0; i < pending.signatures.length; i++) {
       const status = value[i];
       // Seen on-chain without error: it will reach the wanted commitment (or fail, and the job retries).

@@ -41,8 +41,16 @@ export async function startWorker(deps: WorkerDeps, options: AnchoringOptions = 
   await ensureRngChains(deps.rngHeads);
   const anchoring = await startAnchoring(deps.anchoring, options);
   const stops = [
-    every(5_000, () => ensureRngChains(deps.rngHeads), (err) => log.warn({ err }, 'rng: rollover check failed')),
-    every(1_000, () => settleDueBets(deps.deadlines), (err) => log.warn({ err }, 'deadlines: pass failed')),
+    every(
+      5_000,
+      () => ensureRngChains(deps.rngHeads),
+      (err) => log.warn({ err }, 'rng: rollover check failed'),
+    ),
+    every(
+      1_000,
+      () => settleDueBets(deps.deadlines),
+      (err) => log.warn({ err }, 'deadlines: pass failed'),
+    ),
     () => anchoring.stop(),
   ];
   return {

@@ -34,7 +34,10 @@ function frameworkError(error: Error & { code?: string }, request: FastifyReques
   const notFound = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const code = notFound ? (url.startsWith('/api/receipts/') ? 'RECEIPT_NOT_FOUND' : 'NOT_FOUND') : 'INVALID_REQUEST';
   const status = notFound ? 404 : 400;
-  void reply.code(status).type('application/json').send({ error: { code, message: notFound ? 'Not found' : 'Malformed URL' } });
+  void reply
+    .code(status)
+    .type('application/json')
+    .send({ error: { code, message: notFound ? 'Not found' : 'Malformed URL' } });
 }
 
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {

@@ -31,7 +31,9 @@ class Key {
 export class Timer {
   readonly samples: Record<string, number[]> = {};
   add(step: string, ms: number) {
-    (this.samples[step] ??= []).push(ms);
+    const list = this.samples[step] ?? [];
+    list.push(ms);
+    this.samples[step] = list;
   }
   percentile(step: string, p: number): number {
     const s = [...(this.samples[step] ?? [])].sort((a, b) => a - b);
@@ -105,13 +107,20 @@ export class BenchPlayer {
   async diceBet(timer: Timer): Promise<{ receiptId: string; betLogEntry: { settledAt: string } }> {
     const { clientSeedRaw, commitment } = this.seed();
     const prepared = await this.step<any>(timer, 'prepare', '/protocol/v1/dice/prepare', {
-      commitment, sessionPubkey: this.session.publicKey, direction: 'under', target: 49.5, wager: 0.01,
+      commitment,
+      sessionPubkey: this.session.publicKey,
+      direction: 'under',
+      target: 49.5,
+      wager: 0.01,
     });
     const commit = await this.step<any>(timer, 'commit', '/protocol/v1/dice/commit', {
-      ...prepared, sessionSignature: this.session.sign(Buffer.from(prepared.betPayloadHash, 'hex')),
+      ...prepared,
+      sessionSignature: this.session.sign(Buffer.from(prepared.betPayloadHash, 'hex')),
     });
     return this.step(timer, 'reveal', '/protocol/v1/dice/reveal', {
-      betPayloadHash: prepared.betPayloadHash, clientSeedRaw, sessionSignature: this.session.sign(Buffer.from(commit.ack.revealMessage)),
+      betPayloadHash: prepared.betPayloadHash,
+      clientSeedRaw,
+      sessionSignature: this.session.sign(Buffer.from(commit.ack.revealMessage)),
     });
   }
 
@@ -119,10 +128,13 @@ export class BenchPlayer {
     const { clientSeedRaw, commitment } = this.seed();
     const prepared = await this.step<any>(timer, 'prepare', prepPath, { ...body, commitment, sessionPubkey: this.session.publicKey });
     const commit = await this.step<any>(timer, 'commit', '/protocol/v1/sweeper/commit', {
-      ...prepared, sessionSignature: this.session.sign(Buffer.from(prepared.betPayloadHash, 'hex')),
+      ...prepared,
+      sessionSignature: this.session.sign(Buffer.from(prepared.betPayloadHash, 'hex')),
     });
     return this.step<any>(timer, 'reveal', '/protocol/v1/sweeper/reveal', {
-      betPayloadHash: prepared.betPayloadHash, clientSeedRaw, sessionSignature: this.session.sign(Buffer.from(commit.ack.revealMessage)),
+      betPayloadHash: prepared.betPayloadHash,
+      clientSeedRaw,
+      sessionSignature: this.session.sign(Buffer.from(commit.ack.revealMessage)),
     });
   }
 
@@ -148,7 +160,11 @@ export function poolFor(api: string, connections: number): { pool: Pool; apiPath
 }
 
 /** Runs `task` in `concurrency` loops for `durationMs`; returns completions. */
-export async function runFor(concurrency: number, durationMs: number, task: (worker: number) => Promise<number | void>): Promise<{ done: number; units: number; elapsedMs: number; errors: number }> {
+export async function runFor(
+  concurrency: number,
+  durationMs: number,
+  task: (worker: number) => Promise<number | undefined>,
+): Promise<{ done: number; units: number; elapsedMs: number; errors: number }> {
   const end = performance.now() + durationMs;
   const t0 = performance.now();
   let done = 0;

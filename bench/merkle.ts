@@ -15,7 +15,10 @@ const mb = (bytes: number): number => Math.round((bytes / 2 ** 20) * 10) / 10;
 // A full GC before each reading, so the figure is live data (the log's node buffers), not garbage.
 function collectGarbage(): void {
   const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed) return exposed();
+  if (exposed) {
+    exposed();
+    return;
+  }
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
 }

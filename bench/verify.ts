@@ -20,7 +20,9 @@ export async function benchVerify(): Promise<Record<string, number>> {
   try {
     const fixture = JSON.parse(readFileSync(new URL('../test/fixtures/verify/v1.json', import.meta.url), 'utf8')) as Fixture;
     const { operatorPublicKey, ackPublicKey } = fixture.config;
-    const heads = Object.values(fixture.transactions).flatMap((tx) => memosSignedBy(tx, operatorPublicKey)).flatMap((m) => (m.memo.kind === 'rng-head' ? [m.memo.headHex] : []));
+    const heads = Object.values(fixture.transactions)
+      .flatMap((tx) => memosSignedBy(tx, operatorPublicKey))
+      .flatMap((m) => (m.memo.kind === 'rng-head' ? [m.memo.headHex] : []));
     const commitTx = (s: string) => fixture.transactions[s];
     // Real receipts, cycled; each cycle starts from fresh RNG anchors so links are walked from the head.
     let context = { ackPublicKey, operatorPublicKey, rng: new RngAnchors(), commitTx };

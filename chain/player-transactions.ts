@@ -29,13 +29,7 @@ async function unsignedWire(rpc: SolanaRpc, wallet: Address, instructions: Instr
   return { transaction: getBase64EncodedWireTransaction(compileTransaction(message)), lastValidBlockHeight: blockhash.lastValidBlockHeight };
 }
 
-export async function buildSetupTransaction(
-  rpc: SolanaRpc,
-  setup: ChainSetup,
-  wallet: Address,
-  sessionPubkey: string,
-  amountMicro: bigint,
-) {
+export async function buildSetupTransaction(rpc: SolanaRpc, setup: ChainSetup, wallet: Address, sessionPubkey: string, amountMicro: bigint) {
   const payer = createNoopSigner(wallet);
   const source = await ataOf(wallet, setup.usdcMint);
   const instructions: Instruction[] = [];

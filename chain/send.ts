@@ -22,11 +22,7 @@ export interface SignedTransaction {
   lastValidBlockHeight: bigint;
 }
 
-export async function signInstructions(
-  rpc: SolanaRpc,
-  feePayer: TransactionSigner,
-  instructions: Instruction[],
-): Promise<SignedTransaction> {
+export async function signInstructions(rpc: SolanaRpc, feePayer: TransactionSigner, instructions: Instruction[]): Promise<SignedTransaction> {
   const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
   const message = pipe(
     createTransactionMessage({ version: 0 }),
@@ -43,9 +39,7 @@ export async function signInstructions(
 }
 
 export async function sendWire(rpc: SolanaRpc, wire: string): Promise<void> {
-  await rpc
-    .sendTransaction(wire as Parameters<SolanaRpc['sendTransaction']>[0], { encoding: 'base64', preflightCommitment: 'confirmed' })
-    .send();
+  await rpc.sendTransaction(wire as Parameters<SolanaRpc['sendTransaction']>[0], { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
 }
 
 /**

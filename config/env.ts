@@ -3,8 +3,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 
-const Int = (min: number, max: number, dflt: number, description: string) =>
-  Type.Integer({ minimum: min, maximum: max, default: dflt, description });
+const Int = (min: number, max: number, dflt: number, description: string) => Type.Integer({ minimum: min, maximum: max, default: dflt, description });
 const Url = (description: string) => Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9+.-]*://.+', description }));
 const Base58Key = (description: string) => Type.Optional(Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description }));
 
@@ -28,7 +27,10 @@ export const ConfigSchema = Type.Object({
   LP_MINT: Base58Key('LP share mint (required with SOLANA_RPC_URL)'),
   KEYS_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Operator keypair files ack.json, anchor.json, keeper.json' })),
   EXPLORER_BASE_URL: Type.String({ default: 'https://explorer.solana.com', description: 'Block explorer for commit links' }),
-  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
   CHALLENGE_TTL_MS: Int(1_000, 3_600_000, 300_000, 'Wallet challenge lifetime'),
   TOKEN_TTL_MS: Int(60_000, 30 * 86_400_000, 86_400_000, 'Bearer token lifetime'),
   PREPARE_TTL_MS: Int(1_000, 3_600_000, 300_000, 'How long a prepared bet payload can be committed'),
@@ -43,7 +45,9 @@ export const ConfigSchema = Type.Object({
   MANIFEST_MAX_EVENTS: Int(1, 1_000_000, 1_000, 'Sign a journal manifest at least every this many events'),
   MANIFEST_MAX_DELAY_MS: Int(50, 3_600_000, 2_000, 'Sign a journal manifest at least this often'),
   INDEXER_POLL_MS: Int(50, 60_000, 1_000, 'Indexer polling interval'),
-  INDEXER_COMMITMENT: Type.Optional(Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { description: 'confirmed on localnet, finalized otherwise' })),
+  INDEXER_COMMITMENT: Type.Optional(
+    Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { description: 'confirmed on localnet, finalized otherwise' }),
+  ),
   API_WORKERS: Int(0, 64, 2, 'API processes sharing PORT (node:cluster); 0 or 1 serves the API in the main process'),
   RATE_LIMIT_MAX: Int(1, 10_000_000, 2_000, 'Requests per RATE_LIMIT_WINDOW_MS per wallet or IP'),
   RATE_LIMIT_WINDOW_MS: Int(100, 3_600_000, 10_000, 'Rate limit window'),
@@ -102,9 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const first = errors[0]!;
     const name = first.instancePath.replace(/^\//, '') || String((first.params as { requiredProperties?: string[] }).requiredProperties?.[0] ?? '?');
     const description = (ConfigSchema.properties as Record<string, { description?: string }>)[name]?.description;
-    throw new ConfigError(
-      `invalid environment variable ${name}=${JSON.stringify(env[name] ?? '')}: ${first.message}${description ? ` (${description})` : ''}`,
-    );
+    throw new ConfigError(`invalid environment variable ${name}=${JSON.stringify(env[name] ?? '')}: ${first.message}${description ? ` (${description})` : ''}`);
   }
   const parsed = value as RawConfig;
   const roles = parseRoles(argv);

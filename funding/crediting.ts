@@ -18,10 +18,12 @@ interface RawTokenBalance {
 
 /** The subset of a `json`-encoded getTransaction result the rules read. */
 export type RawTransaction = RpcTransaction & {
-  meta: (NonNullable<RpcTransaction['meta']> & {
-    preTokenBalances?: readonly RawTokenBalance[] | null;
-    postTokenBalances?: readonly RawTokenBalance[] | null;
-  }) | null;
+  meta:
+    | (NonNullable<RpcTransaction['meta']> & {
+        preTokenBalances?: readonly RawTokenBalance[] | null;
+        postTokenBalances?: readonly RawTokenBalance[] | null;
+      })
+    | null;
 };
 
 export interface CreditingContext {
@@ -58,11 +60,7 @@ export function classifyTransaction(tx: RawTransaction, ctx: CreditingContext): 
   if (!tx.meta || tx.meta.err !== null) return result;
 
   const message = tx.transaction.message;
-  const keys = [
-    ...message.accountKeys,
-    ...(tx.meta.loadedAddresses?.writable ?? []),
-    ...(tx.meta.loadedAddresses?.readonly ?? []),
-  ];
+  const keys = [...message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
   const isSigner = (index: number) => index < message.header.numRequiredSignatures;
   const programOf = (ix: { programIdIndex: number }) => keys[ix.programIdIndex];
 
@@ -81,8 +79,7 @@ export function classifyTransaction(tx: RawTransaction, ctx: CreditingContext): 
 
   const vaultIndex = keys.indexOf(ctx.vaultTokenAccount);
   if (vaultIndex < 0) return result;
-  const delta =
-    vaultBalance(tx.meta.postTokenBalances, vaultIndex, ctx.usdcMint) - vaultBalance(tx.meta.preTokenBalances, vaultIndex, ctx.usdcMint);
+  const delta = vaultBalance(tx.meta.postTokenBalances, vaultIndex, ctx.usdcMint) - vaultBalance(tx.meta.preTokenBalances, vaultIndex, ctx.usdcMint);
   let credited = 0n;
   message.instructions.forEach((ix, index) => {
     if (programOf(ix) !== TOKEN_PROGRAM_ADDRESS) return;

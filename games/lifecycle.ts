@@ -64,7 +64,10 @@ export function parseWager(value: unknown, field = 'wager'): bigint {
 }
 
 const keyRejection = (status: string | null) =>
-  new PfwsError('SESSION_KEY_NOT_AUTHORIZED', status ? 'The session key was revoked' : 'The session key is not authorized: send the setup transaction and sync first');
+  new PfwsError(
+    'SESSION_KEY_NOT_AUTHORIZED',
+    status ? 'The session key was revoked' : 'The session key is not authorized: send the setup transaction and sync first',
+  );
 
 export class BetLifecycle {
   constructor(readonly deps: LifecycleDeps) {}
@@ -74,7 +77,10 @@ export class BetLifecycle {
    * and the live limits. The commit script checks them all again.
    * @returns the bet nonce the payload carries
    */
-  async preflight(wallet: string, p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint; locks: 'stake' | 'play' }): Promise<number> {
+  async preflight(
+    wallet: string,
+    p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint; locks: 'stake' | 'play' },
+  ): Promise<number> {
     const view = await this.deps.bets.prepareView(wallet, p.sessionPubkey, p.commitment);
     if (view.sessionKeyStatus !== 'active') throw keyRejection(view.sessionKeyStatus);
     if (view.commitmentUsed) throw gameRejected('This commitment was used before; every bet needs a fresh client seed', 'commitment_used');
@@ -82,7 +88,8 @@ export class BetLifecycle {
     const limits = limitsOf(view.house, this.deps.settings.limits);
     const usdc = (m: bigint) => microToNumber(m);
     if (limits.nav <= 0n) throw gameRejected('Betting is paused: the house NAV is not positive', 'house_closed');
-    if (p.wager > view.balance) throw gameRejected(`The wager exceeds the balance (${usdc(view.balance)})`, 'insufficient_balance', { balance: usdc(view.balance) });
+    if (p.wager > view.balance)
+      throw gameRejected(`The wager exceeds the balance (${usdc(view.balance)})`, 'insufficient_balance', { balance: usdc(view.balance) });
     if (p.wager > limits.maxBet) throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
     if (p.maxPayout > limits.maxPayout) {
       throw gameRejected(`The possible payout ${usdc(p.maxPayout)} exceeds house.maxPayout (${usdc(limits.maxPayout)})`, 'max_payout', {

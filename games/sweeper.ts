@@ -106,7 +106,8 @@ export class SweeperGame implements Game {
     const ticket = typeof ticketId === 'string' ? await this.deps.tickets.get(ticketId) : null;
     if (!ticket || ticket.wallet !== wallet) throw gameRejected('No such ticket for this wallet', 'no_ticket');
     if (ticket.status !== 'running') throw gameRejected('The ticket has ended', 'ticket_not_running');
-    if (ticket.pendingTurn) throw gameRejected('The previous turn of this ticket still awaits its reveal', 'turn_pending', { betPayloadHash: ticket.pendingTurn });
+    if (ticket.pendingTurn)
+      throw gameRejected('The previous turn of this ticket still awaits its reveal', 'turn_pending', { betPayloadHash: ticket.pendingTurn });
     return ticket;
   }
 
@@ -214,7 +215,15 @@ export class SweeperGame implements Game {
       endedAt: ended ? settledAt : null,
       payout: ended ? payout : null,
     };
-    const turnView = { kind: record.kind, row: record.row, choiceColumn: record.choiceColumn, mineColumn: record.mineColumn, safe: record.safe, rngIndex: bet.rngIndex, rngReveal };
+    const turnView = {
+      kind: record.kind,
+      row: record.row,
+      choiceColumn: record.choiceColumn,
+      mineColumn: record.mineColumn,
+      safe: record.safe,
+      rngIndex: bet.rngIndex,
+      rngReveal,
+    };
     const reply = {
       betPayloadHash: bet.hash,
       ticketId: ticket.id,
@@ -232,7 +241,10 @@ export class SweeperGame implements Game {
       write: {
         settlement: JSON.stringify(reply),
         disclosedIndex: rngReveal ? bet.rngIndex : 0,
-        turnEvent: { type: 'sweeper_turn_settled', json: JSON.stringify({ game: 'sweeper', player: alias, ticketId: ticket.id, betPayloadHash: bet.hash, ...turnView }) },
+        turnEvent: {
+          type: 'sweeper_turn_settled',
+          json: JSON.stringify({ game: 'sweeper', player: alias, ticketId: ticket.id, betPayloadHash: bet.hash, ...turnView }),
+        },
         ticket: { rowsWon, status: ended ? 'settled' : 'running', turnsJson: JSON.stringify(turns), outcome: ended ? outcome : '' },
         end: receipt && {
           payout,
@@ -244,16 +256,39 @@ export class SweeperGame implements Game {
           event: {
             type: 'ticket_settled',
             json: JSON.stringify({
-              game: 'sweeper', player: alias, ticketId: ticket.id, receiptId, mode, outcome, rowsWon,
-              wager: ticket.wager.toString(), payout: payout.toString(), status,
+              game: 'sweeper',
+              player: alias,
+              ticketId: ticket.id,
+              receiptId,
+              mode,
+              outcome,
+              rowsWon,
+              wager: ticket.wager.toString(),
+              payout: payout.toString(),
+              status,
             }),
           },
           recentJson: JSON.stringify({
-            ticketId: ticket.id, receiptId, mode, outcome, rowsWon, wager: microToNumber(ticket.wager), payout: microToNumber(payout), endedAt: settledAt,
+            ticketId: ticket.id,
+            receiptId,
+            mode,
+            outcome,
+            rowsWon,
+            wager: microToNumber(ticket.wager),
+            payout: microToNumber(payout),
+            endedAt: settledAt,
           }),
           playJson: JSON.stringify({
-            game: 'sweeper', receiptId, player: alias, source: ticket.source, status, outcome,
-            wager: microToNumber(ticket.wager), payout: microToNumber(payout), rowsWon, settledAt,
+            game: 'sweeper',
+            receiptId,
+            player: alias,
+            source: ticket.source,
+            status,
+            outcome,
+            wager: microToNumber(ticket.wager),
+            payout: microToNumber(payout),
+            rowsWon,
+            settledAt,
           }),
         },
       },

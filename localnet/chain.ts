@@ -4,7 +4,16 @@ import { base58 } from '@scure/base';
 import * as svmTypes from 'litesvm/dist/internal.js';
 import { keypairFromSeed, type Keypair } from './ed25519.ts';
 import { txErrorFromSvm, type TxErr } from './errors.ts';
-import { ADDRESS_LOOKUP_TABLE_PROGRAM, BPF_LOADER_UPGRADEABLE, MEMO_V1_PROGRAM, MEMO_V2_PROGRAM, RESERVED_KEYS, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, isTokenProgram } from './programs.ts';
+import {
+  ADDRESS_LOOKUP_TABLE_PROGRAM,
+  BPF_LOADER_UPGRADEABLE,
+  MEMO_V1_PROGRAM,
+  MEMO_V2_PROGRAM,
+  RESERVED_KEYS,
+  SYSTEM_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  isTokenProgram,
+} from './programs.ts';
 import { decodeMint, decodeTokenAccount, isTokenAccountData } from './token.ts';
 import { isStaticWritable, type Message, type Transaction } from './wire.ts';
 
@@ -203,7 +212,7 @@ export class Chain {
     const acct = this.getAccount(mint);
     if (!acct || !isTokenProgram(base58.encode(acct.owner()))) return null;
     const m = decodeMint(acct.data());
-    return m && m.isInitialized ? m.decimals : null;
+    return m?.isInitialized ? m.decimals : null;
   };
 
   /** Resolve a v0 message's lookup tables against current state. */
@@ -217,7 +226,8 @@ export class Chain {
       const data = acct.data();
       if (data.length < LOOKUP_TABLE_META_SIZE || (data.length - LOOKUP_TABLE_META_SIZE) % 32 !== 0) return 'InvalidAddressLookupTableData';
       const count = (data.length - LOOKUP_TABLE_META_SIZE) / 32;
-      const at = (i: number): string | null => (i < count ? base58.encode(data.subarray(LOOKUP_TABLE_META_SIZE + 32 * i, LOOKUP_TABLE_META_SIZE + 32 * i + 32)) : null);
+      const at = (i: number): string | null =>
+        i < count ? base58.encode(data.subarray(LOOKUP_TABLE_META_SIZE + 32 * i, LOOKUP_TABLE_META_SIZE + 32 * i + 32)) : null;
       for (const i of l.writableIndexes) {
         const k = at(i);
         if (k === null) return 'InvalidAddressLookupTableIndex';
@@ -374,7 +384,7 @@ function reloadMemoPrograms(svm: LiteSvm): void {
   for (const id of [MEMO_V2_PROGRAM, MEMO_V1_PROGRAM]) {
     const key = base58.decode(id);
     const acct = svm.getAccount(key);
-    if (!acct || !acct.executable()) continue;
+    if (!acct?.executable()) continue;
     try {
       svm.addProgramWithLoader(key, acct.data(), acct.owner());
     } catch {

@@ -137,7 +137,7 @@ function ixErrorText(e: Json): string {
   if (typeof e === 'string') return IX_ERRORS.find(([n]) => n === e)?.[1] ?? e;
   const o = fields(e);
   if (o) {
-    const custom = o['Custom'];
+    const custom = o.Custom;
     if (typeof custom === 'number') return `custom program error: 0x${custom.toString(16)}`;
     if ('BorshIoError' in o) return 'Failed to serialize or deserialize account data';
   }
@@ -147,17 +147,17 @@ function ixErrorText(e: Json): string {
 /** Agave's Display text for a TransactionError, used in preflight failure messages. */
 export function txErrorText(err: TxErr): string {
   if (typeof err === 'string') return TX_ERRORS.find(([n]) => n === err)?.[1] ?? err;
-  const ie = err['InstructionError'];
+  const ie = err.InstructionError;
   if (Array.isArray(ie)) return `Error processing Instruction ${String(ie[0])}: ${ixErrorText(ie[1] ?? null)}`;
-  const dup = err['DuplicateInstruction'];
+  const dup = err.DuplicateInstruction;
   if (typeof dup === 'number') return `Transaction contains a duplicate instruction (${dup}) that is not allowed`;
-  const rent = fields(err['InsufficientFundsForRent']);
+  const rent = fields(err.InsufficientFundsForRent);
   if (rent) {
-    return `Transaction results in an account (${String(rent['account_index'])}) with insufficient funds for rent`;
+    return `Transaction results in an account (${String(rent.account_index)}) with insufficient funds for rent`;
   }
-  const restricted = fields(err['ProgramExecutionTemporarilyRestricted']);
+  const restricted = fields(err.ProgramExecutionTemporarilyRestricted);
   if (restricted) {
-    return `Execution of the program referenced by account at index ${String(restricted['account_index'])} is temporarily restricted.`;
+    return `Execution of the program referenced by account at index ${String(restricted.account_index)} is temporarily restricted.`;
   }
   return 'transaction error';
 }

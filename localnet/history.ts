@@ -154,7 +154,7 @@ export class History {
   }
 
   append(rec: TxRecord): void {
-    const line = Buffer.from(JSON.stringify(rec) + '\n', 'utf8');
+    const line = Buffer.from(`${JSON.stringify(rec)}\n`, 'utf8');
     const seq = this.index(rec, this.endOffset, line.length);
     this.endOffset += line.length;
     this.recent.set(seq, rec);

@@ -46,7 +46,8 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
   try {
     const snap = await readSnapshot(dataDir);
     const chain = snap ? Chain.restore(snap.svm, snap.meta.chain) : Chain.genesis();
-    const hist = (history = await History.open(join(dataDir, HISTORY_FILE), log));
+    const hist = await History.open(join(dataDir, HISTORY_FILE), log);
+    history = hist;
 
     const save = async (): Promise<void> => {
       const meta: SnapshotMeta = { version: 1, appliedCount: hist.count, chain: chain.exportState(), savedAt: new Date().toISOString() };
@@ -67,7 +68,10 @@ export async function startLocalnet(opts: LocalnetOptions): Promise<Localnet> {
         replayed++;
       }
     } else if (hist.count > 0) {
-      log.warn({ dataDir, transactions: hist.count }, 'localnet: transaction log without a snapshot; starting a fresh chain, old history kept for queries only');
+      log.warn(
+        { dataDir, transactions: hist.count },
+        'localnet: transaction log without a snapshot; starting a fresh chain, old history kept for queries only',
+      );
     }
     chain.fastForwardTo(BigInt(hist.lastSlot));
     if (!snap || replayed > 0) await save();

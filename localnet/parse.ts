@@ -149,7 +149,14 @@ function parseSystem(ix: InstructionInput): Json {
       const lamports = d.u64();
       return {
         type: 'withdrawFromNonce',
-        info: { nonceAccount: acc(a, 0), destination: acc(a, 1), recentBlockhashesSysvar: acc(a, 2), rentSysvar: acc(a, 3), nonceAuthority: acc(a, 4), lamports },
+        info: {
+          nonceAccount: acc(a, 0),
+          destination: acc(a, 1),
+          recentBlockhashesSysvar: acc(a, 2),
+          rentSysvar: acc(a, 3),
+          nonceAuthority: acc(a, 4),
+          lamports,
+        },
       };
     }
     case 6:
@@ -201,7 +208,7 @@ function parseSystem(ix: InstructionInput): Json {
 function signers(info: Obj, a: string[], lastNonSigner: number, ownerField: string, multisigField: string): Obj {
   if (a.length > lastNonSigner + 1) {
     info[multisigField] = acc(a, lastNonSigner);
-    info['signers'] = a.slice(lastNonSigner + 1);
+    info.signers = a.slice(lastNonSigner + 1);
   } else {
     info[ownerField] = acc(a, lastNonSigner);
   }
@@ -240,8 +247,8 @@ function parseToken(ix: InstructionInput): Json {
       const mintAuthority = d.key();
       const freeze = d.rest().length > 0 ? d.optKey() : null;
       const info: Obj = { mint: acc(a, 0), decimals, mintAuthority };
-      if (tag === 0) info['rentSysvar'] = acc(a, 1);
-      if (freeze !== null) info['freezeAuthority'] = freeze;
+      if (tag === 0) info.rentSysvar = acc(a, 1);
+      if (freeze !== null) info.freezeAuthority = freeze;
       return { type: tag === 0 ? 'initializeMint' : 'initializeMint2', info };
     }
     case 1:
@@ -344,13 +351,7 @@ function parseToken(ix: InstructionInput): Json {
       const decimals = d.u8();
       return {
         type: 'mintToChecked',
-        info: signers(
-          { mint: acc(a, 0), account: acc(a, 1), tokenAmount: uiTokenAmount(amount, decimals) },
-          a,
-          2,
-          'mintAuthority',
-          'multisigMintAuthority',
-        ),
+        info: signers({ mint: acc(a, 0), account: acc(a, 1), tokenAmount: uiTokenAmount(amount, decimals) }, a, 2, 'mintAuthority', 'multisigMintAuthority'),
       };
     }
     case 15: {
@@ -425,11 +426,11 @@ export type MintLookup = (mint: string) => number | null;
 function tokenAccountInfo(t: TokenAccount, decimals: number): Obj {
   const info: Obj = { isNative: t.isNative !== null, mint: t.mint, owner: t.owner, state: t.state, tokenAmount: uiTokenAmount(t.amount, decimals) };
   if (t.delegate !== null) {
-    info['delegate'] = t.delegate;
-    info['delegatedAmount'] = uiTokenAmount(t.delegatedAmount, decimals);
+    info.delegate = t.delegate;
+    info.delegatedAmount = uiTokenAmount(t.delegatedAmount, decimals);
   }
-  if (t.isNative !== null) info['rentExemptReserve'] = uiTokenAmount(t.isNative, decimals);
-  if (t.closeAuthority !== null) info['closeAuthority'] = t.closeAuthority;
+  if (t.isNative !== null) info.rentExemptReserve = uiTokenAmount(t.isNative, decimals);
+  if (t.closeAuthority !== null) info.closeAuthority = t.closeAuthority;
   return info;
 }
 
@@ -448,10 +449,16 @@ export function parseAccountData(owner: string, data: Uint8Array, mintDecimals: 
     parsed = { type: 'account', info: tokenAccountInfo(t, decimals) };
   } else if (isMintData(data, is2022)) {
     const m = decodeMint(data);
-    if (!m || !m.isInitialized) return null;
+    if (!m?.isInitialized) return null;
     parsed = {
       type: 'mint',
-      info: { decimals: m.decimals, freezeAuthority: m.freezeAuthority, isInitialized: m.isInitialized, mintAuthority: m.mintAuthority, supply: m.supply.toString() },
+      info: {
+        decimals: m.decimals,
+        freezeAuthority: m.freezeAuthority,
+        isInitialized: m.isInitialized,
+        mintAuthority: m.mintAuthority,
+        supply: m.supply.toString(),
+      },
     };
   } else {
     const ms = decodeMultisig(data);
@@ -460,4 +467,3 @@ export function parseAccountData(owner: string, data: Uint8Array, mintDecimals: 
   }
   return { program: 'spl-token', parsed, space: BigInt(data.length) };
 }
-

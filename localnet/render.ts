@@ -39,11 +39,7 @@ function renderTokenBalance(b: TokenBalance): Obj {
   };
 }
 
-function renderInnerList(
-  list: { index: number; instructions: (StoredInnerInstruction | InnerIx)[] }[],
-  keys: string[],
-  parsed: boolean,
-): Json[] {
+function renderInnerList(list: { index: number; instructions: (StoredInnerInstruction | InnerIx)[] }[], keys: string[], parsed: boolean): Json[] {
   return list.map(({ index, instructions }) => ({
     index,
     instructions: instructions.map((ix) => {
@@ -73,14 +69,14 @@ function renderMessage(tx: Transaction, loaded: LoadedAddresses, keys: string[],
   const m = tx.message;
   const out: Obj = {};
   if (parsed) {
-    out['accountKeys'] = keys.map((pubkey, i) => ({
+    out.accountKeys = keys.map((pubkey, i) => ({
       pubkey,
       signer: i < m.header.numRequiredSignatures,
       source: i < m.staticKeys.length ? 'transaction' : 'lookupTable',
       writable: isWritable(m, i, loaded),
     }));
-    out['recentBlockhash'] = m.recentBlockhash;
-    out['instructions'] = m.instructions.map((ix) =>
+    out.recentBlockhash = m.recentBlockhash;
+    out.instructions = m.instructions.map((ix) =>
       parseInstruction({
         programId: keys[ix.programIdIndex] ?? '',
         accounts: ix.accounts.map((a) => keys[a] ?? ''),
@@ -89,17 +85,17 @@ function renderMessage(tx: Transaction, loaded: LoadedAddresses, keys: string[],
       }),
     );
   } else {
-    out['accountKeys'] = m.staticKeys;
-    out['header'] = { ...m.header };
-    out['recentBlockhash'] = m.recentBlockhash;
-    out['instructions'] = m.instructions.map((ix) => ({
+    out.accountKeys = m.staticKeys;
+    out.header = { ...m.header };
+    out.recentBlockhash = m.recentBlockhash;
+    out.instructions = m.instructions.map((ix) => ({
       programIdIndex: ix.programIdIndex,
       accounts: ix.accounts,
       data: base58.encode(ix.data),
       stackHeight: null,
     }));
   }
-  if (m.version === 0) out['addressTableLookups'] = lookupsJson(m);
+  if (m.version === 0) out.addressTableLookups = lookupsJson(m);
   return out;
 }
 
@@ -136,12 +132,12 @@ export function renderTransaction(rec: TxRecord, encoding: TxEncoding, maxSuppor
     rewards: [],
   };
   // jsonParsed marks loaded keys inline (`source`), so the real RPC omits loadedAddresses there.
-  if (!parsed) meta['loadedAddresses'] = { writable: loaded.writable, readonly: loaded.readonly };
-  if (rec.returnData) meta['returnData'] = { programId: rec.returnData.programId, data: [rec.returnData.data, 'base64'] };
-  meta['computeUnitsConsumed'] = BigInt(rec.unitsConsumed);
+  if (!parsed) meta.loadedAddresses = { writable: loaded.writable, readonly: loaded.readonly };
+  if (rec.returnData) meta.returnData = { programId: rec.returnData.programId, data: [rec.returnData.data, 'base64'] };
+  meta.computeUnitsConsumed = BigInt(rec.unitsConsumed);
 
   const out: Obj = { slot: BigInt(rec.slot), transaction, meta, blockTime: BigInt(rec.blockTime) };
-  if (maxSupportedVersion !== undefined) out['version'] = version;
+  if (maxSupportedVersion !== undefined) out.version = version;
   return out;
 }
 

@@ -8,7 +8,16 @@ import type { History, Logger, TxRecord } from './history.ts';
 import type { Json } from './json.ts';
 import { formatMemos } from './parse.ts';
 import { TOKEN_2022_PROGRAM, isMemoProgram, isTokenProgram } from './programs.ts';
-import { allKeys, renderAccount, renderInnerInstructions, renderTransaction, statusOf, type AccountEncoding, type DataSlice, type TxEncoding } from './render.ts';
+import {
+  allKeys,
+  renderAccount,
+  renderInnerInstructions,
+  renderTransaction,
+  statusOf,
+  type AccountEncoding,
+  type DataSlice,
+  type TxEncoding,
+} from './render.ts';
 import { decodeMint, decodeTokenAccount, isTokenAccountData, uiTokenAmount } from './token.ts';
 import { PACKET_DATA_SIZE, WireError, decodeMessage, decodeTransaction, sanitize, signatureString, type Transaction } from './wire.ts';
 
@@ -95,17 +104,19 @@ function accountEncoding(c: Record<string, unknown>): AccountEncoding {
 }
 
 function dataSlice(c: Record<string, unknown>): DataSlice | undefined {
-  const v = c['dataSlice'];
+  const v = c.dataSlice;
   if (v === undefined || v === null) return undefined;
   if (!isObj(v)) throw invalidParams('Invalid params: invalid dataSlice');
-  return { offset: Number(u64(v['offset'], 'dataSlice.offset')), length: Number(u64(v['length'], 'dataSlice.length')) };
+  return { offset: Number(u64(v.offset, 'dataSlice.offset')), length: Number(u64(v.length, 'dataSlice.length')) };
 }
 
 function decodeWire(encoded: string, encoding: string): Transaction {
   let bytes: Uint8Array;
   if (encoding === 'base58') {
     if (encoded.length > MAX_BASE58_TX) {
-      throw invalidParams(`base58 encoded solana_transaction::versioned::VersionedTransaction too large: ${encoded.length} bytes (max: encoded/raw ${MAX_BASE58_TX}/${PACKET_DATA_SIZE})`);
+      throw invalidParams(
+        `base58 encoded solana_transaction::versioned::VersionedTransaction too large: ${encoded.length} bytes (max: encoded/raw ${MAX_BASE58_TX}/${PACKET_DATA_SIZE})`,
+      );
     }
     try {
       bytes = base58.decode(encoded);
@@ -114,7 +125,9 @@ function decodeWire(encoded: string, encoding: string): Transaction {
     }
   } else if (encoding === 'base64') {
     if (encoded.length > MAX_BASE64_TX) {
-      throw invalidParams(`base64 encoded solana_transaction::versioned::VersionedTransaction too large: ${encoded.length} bytes (max: encoded/raw ${MAX_BASE64_TX}/${PACKET_DATA_SIZE})`);
+      throw invalidParams(
+        `base64 encoded solana_transaction::versioned::VersionedTransaction too large: ${encoded.length} bytes (max: encoded/raw ${MAX_BASE64_TX}/${PACKET_DATA_SIZE})`,
+      );
     }
     if (encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw invalidParams('invalid base64 encoding: InvalidByte');
     bytes = Buffer.from(encoded, 'base64');
@@ -251,7 +264,7 @@ export class Rpc {
         this.ctxCheck(config(p, 1));
         const acct = this.chain.getAccount(key);
         const m = acct && isTokenProgram(base58.encode(acct.owner())) ? decodeMint(acct.data()) : null;
-        if (!m || !m.isInitialized) throw invalidParams('Invalid param: not a Token mint');
+        if (!m?.isInitialized) throw invalidParams('Invalid param: not a Token mint');
         return this.ctx(uiTokenAmount(m.supply, m.decimals));
       },
       getTokenAccountsByOwner: (p) => this.getTokenAccountsByOwner(p),
@@ -293,7 +306,7 @@ export class Rpc {
         const c = config(p, 1);
         this.commitmentAtLeastConfirmed(c);
         this.ctxCheck(c);
-        const limit = optU64(c['limit'], 'limit') ?? BigInt(MAX_SIGNATURES_FOR_ADDRESS);
+        const limit = optU64(c.limit, 'limit') ?? BigInt(MAX_SIGNATURES_FOR_ADDRESS);
         if (limit < 1n || limit > BigInt(MAX_SIGNATURES_FOR_ADDRESS)) throw invalidParams(`Invalid limit; max ${MAX_SIGNATURES_FOR_ADDRESS}`);
         const before = optString(c, 'before');
         const until = optString(c, 'until');
@@ -318,7 +331,7 @@ export class Rpc {
           const c = config(p, 1);
           this.commitmentAtLeastConfirmed(c);
           encoding = optString(c, 'encoding') ?? 'json';
-          const mv = c['maxSupportedTransactionVersion'];
+          const mv = c.maxSupportedTransactionVersion;
           if (mv !== undefined && mv !== null) {
             if (mv !== 0) throw invalidParams('Invalid params: maxSupportedTransactionVersion must be 0');
             maxVersion = 0;
@@ -339,7 +352,7 @@ export class Rpc {
 
   /** minContextSlot support; returns undefined so callers can chain with `??`. */
   private ctxCheck(c: Record<string, unknown>): undefined {
-    const min = optU64(c['minContextSlot'], 'minContextSlot');
+    const min = optU64(c.minContextSlot, 'minContextSlot');
     if (min !== undefined && min > this.chain.slot) {
       throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: this.chain.slot });
     }
@@ -347,7 +360,7 @@ export class Rpc {
   }
 
   private commitmentAtLeastConfirmed(c: Record<string, unknown>): void {
-    if (c['commitment'] === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+    if (c.commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
   }
 
   private account(key: string, encoding: AccountEncoding, slice: DataSlice | undefined): Json {
@@ -359,7 +372,7 @@ export class Rpc {
     const encoded = str(p, 0, 'message');
     this.ctxCheck(config(p, 1));
     if (encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw invalidParams('invalid base64 encoding: InvalidByte');
-    let message;
+    let message: ReturnType<typeof decodeMessage>['message'];
     try {
       message = decodeMessage(new Uint8Array(Buffer.from(encoded, 'base64'))).message;
     } catch (e) {
@@ -380,12 +393,12 @@ export class Rpc {
     const slice = dataSlice(c);
     let mint: string | undefined;
     let programs: string[];
-    if (typeof filter['mint'] === 'string') {
-      mint = pubkey(filter['mint']);
+    if (typeof filter.mint === 'string') {
+      mint = pubkey(filter.mint);
       const m = this.chain.getAccount(mint);
       programs = m ? [base58.encode(m.owner())] : [];
-    } else if (typeof filter['programId'] === 'string') {
-      programs = [pubkey(filter['programId'])];
+    } else if (typeof filter.programId === 'string') {
+      programs = [pubkey(filter.programId)];
     } else {
       throw invalidParams('Invalid params: filter must be { mint } or { programId }');
     }
@@ -455,7 +468,12 @@ export class Rpc {
       innerInstructions: res.innerInstructions
         .map((list, index) => ({
           index,
-          instructions: list.map((ii) => ({ programIdIndex: ii.programIdIndex, accounts: ii.accounts, data: base58.encode(ii.data), stackHeight: ii.stackHeight })),
+          instructions: list.map((ii) => ({
+            programIdIndex: ii.programIdIndex,
+            accounts: ii.accounts,
+            data: base58.encode(ii.data),
+            stackHeight: ii.stackHeight,
+          })),
         }))
         .filter((e) => e.instructions.length > 0),
       unitsConsumed: Number(res.unitsConsumed),
@@ -486,14 +504,14 @@ export class Rpc {
     const badSignature = new RpcError(-32003, 'Transaction signature verification failure');
 
     let accountsCfg: { addresses: string[]; encoding: AccountEncoding } | null = null;
-    const ac = c['accounts'];
+    const ac = c.accounts;
     if (ac !== undefined && ac !== null) {
-      if (!isObj(ac) || !Array.isArray(ac['addresses']) || ac['addresses'].some((a) => typeof a !== 'string')) {
+      if (!isObj(ac) || !Array.isArray(ac.addresses) || ac.addresses.some((a) => typeof a !== 'string')) {
         throw invalidParams('Invalid params: invalid accounts config');
       }
       const enc = accountEncoding(ac);
       if (enc === 'binary' || enc === 'base58') throw invalidParams('base58 encoding not supported');
-      accountsCfg = { addresses: (ac['addresses'] as string[]).map(pubkey), encoding: enc };
+      accountsCfg = { addresses: (ac.addresses as string[]).map(pubkey), encoding: enc };
     }
 
     let bytes = tx.bytes;
@@ -535,4 +553,3 @@ export class Rpc {
     });
   }
 }
-

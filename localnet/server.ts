@@ -19,7 +19,7 @@ const CORS = {
 
 function errorResponse(id: Id, code: number, message: string, data?: Json): Obj {
   const error: Obj = { code, message };
-  if (data !== undefined) error['data'] = data;
+  if (data !== undefined) error.data = data;
   return { jsonrpc: '2.0', error, id };
 }
 
@@ -28,17 +28,17 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 async function handleOne(rpc: Rpc, req: unknown, log: Logger): Promise<Obj | null> {
-  if (!isObj(req) || req['jsonrpc'] !== '2.0' || typeof req['method'] !== 'string') {
+  if (!isObj(req) || req.jsonrpc !== '2.0' || typeof req.method !== 'string') {
     return errorResponse(null, -32600, 'Invalid request');
   }
-  const rawId = req['id'];
+  const rawId = req.id;
   const isNotification = !('id' in req);
   if (!isNotification && rawId !== null && typeof rawId !== 'string' && typeof rawId !== 'number') {
     return errorResponse(null, -32600, 'Invalid request');
   }
   const id: Id = (rawId as Id | undefined) ?? null;
-  const method = req['method'];
-  const params = req['params'] ?? [];
+  const method = req.method;
+  const params = req.params ?? [];
   let response: Obj;
   if (!Object.hasOwn(rpc.handlers, method)) {
     response = errorResponse(id, -32601, 'Method not found');

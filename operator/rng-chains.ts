@@ -44,7 +44,12 @@ export class RngChains {
     const chain = new RngChain({ secret, length, checkpointInterval: CHECKPOINT_INTERVAL });
     mkdirSync(this.#dir, { recursive: true });
     const file: ChainFile = {
-      chainId, secret: toHex(secret), length, head: chain.headHex, checkpointInterval: CHECKPOINT_INTERVAL, checkpoints: chain.checkpoints().map(toHex),
+      chainId,
+      secret: toHex(secret),
+      length,
+      head: chain.headHex,
+      checkpointInterval: CHECKPOINT_INTERVAL,
+      checkpoints: chain.checkpoints().map(toHex),
     };
     const tmp = `${this.#file(chainId)}.tmp`;
     writeFileSync(tmp, JSON.stringify(file), { mode: 0o600 });

@@ -4,15 +4,7 @@ import type { Ack } from './ack.ts';
 import type { DiceBetPayload } from './bet-payload.ts';
 import { diceMultiplierBps, settleDice, winningCount } from './dice.ts';
 import { microToNumber } from './money.ts';
-import {
-  betLogLeafHex,
-  DICE_GAME_ID,
-  diceReceiptId,
-  pendingAnchor,
-  type PlaySource,
-  type ReceiptStatus,
-  type SeedReveal,
-} from './receipt.ts';
+import { betLogLeafHex, DICE_GAME_ID, diceReceiptId, pendingAnchor, type PlaySource, type ReceiptStatus, type SeedReveal } from './receipt.ts';
 
 export interface DiceSettlementInput {
   betPayload: DiceBetPayload;

@@ -83,12 +83,7 @@ export const manifestHashOf = (body: ManifestBody): string => jcsSha256Hex(manif
  * @throws {RangeError} when `events` is empty
  * @example buildManifestBody(events, NO_MANIFEST_HASH, anchorPublicKey, now.toISOString())
  */
-export function buildManifestBody(
-  events: readonly JournalEvent[],
-  previousManifestHash: string,
-  operatorPublicKey: string,
-  createdAt: string,
-): ManifestBody {
+export function buildManifestBody(events: readonly JournalEvent[], previousManifestHash: string, operatorPublicKey: string, createdAt: string): ManifestBody {
   const first = events[0];
   const last = events[events.length - 1];
   if (!first || !last) throw new RangeError('a manifest covers at least one event');

@@ -7,8 +7,7 @@ export const setupMemo = (wallet: string, sessionPubkey: string): string => `pfw
 export const revokeMemo = (wallet: string, sessionPubkey: string): string => `pfws:v1:revoke:${wallet}:${sessionPubkey}`;
 export const depositMemo = (wallet: string): string => `pfws:v1:deposit:${wallet}`;
 export const rngHeadMemo = (chainId: number, headHex: string): string => `pfws:v1:rng-head:${chainId}:${headHex}`;
-export const walletRevealMemo = (betPayloadHash: string, clientSeedRaw: string): string =>
-  `pfws:v1:reveal:${betPayloadHash}:${clientSeedRaw}`;
+export const walletRevealMemo = (betPayloadHash: string, clientSeedRaw: string): string => `pfws:v1:reveal:${betPayloadHash}:${clientSeedRaw}`;
 export const withdrawMemo = (withdrawalId: string): string => `pfws:v1:withdraw:${withdrawalId}`;
 
 export interface CommitMemo {

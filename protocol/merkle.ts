@@ -64,8 +64,7 @@ const nodeInput = new Uint8Array(1 + 2 * HASH_LENGTH);
 nodeInput[0] = NODE_PREFIX;
 
 /** True for a `Uint8Array` of exactly 32 bytes. */
-export const isHash = (value: unknown): value is Uint8Array =>
-  value instanceof Uint8Array && value.length === HASH_LENGTH;
+export const isHash = (value: unknown): value is Uint8Array => value instanceof Uint8Array && value.length === HASH_LENGTH;
 
 /**
  * Largest power of two strictly below `n` (the RFC 6962 split point `k`).
@@ -213,12 +212,7 @@ function checkProofShape(proof: unknown): readonly Uint8Array[] | string {
  * @throws {RangeError} when the inputs are malformed or the proof has the wrong length for (index, size)
  * @example bytesEqual(rootFromInclusionProof(h, 0n, 1n, []), h) // true
  */
-export function rootFromInclusionProof(
-  leafHash: Uint8Array,
-  index: number | bigint,
-  size: number | bigint,
-  proof: readonly Uint8Array[],
-): Uint8Array {
+export function rootFromInclusionProof(leafHash: Uint8Array, index: number | bigint, size: number | bigint, proof: readonly Uint8Array[]): Uint8Array {
   const r = computeInclusionRoot(leafHash, index, size, proof);
   if (typeof r === 'string') throw new RangeError(r);
   return r;

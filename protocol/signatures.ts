@@ -4,8 +4,7 @@ import { fromBase58, fromBase64, fromHex, toBase64, utf8 } from './encoding.ts';
 
 export const ackMessage = (ackHash: string): string => `pfws:v1:ack:${ackHash}`;
 export const manifestMessage = (manifestHash: string): string => `pfws:v1:manifest:${manifestHash}`;
-export const revealMessageOf = (betPayloadHash: string, ackHash: string): string =>
-  `pfws:v1:reveal:${betPayloadHash}:${ackHash}`;
+export const revealMessageOf = (betPayloadHash: string, ackHash: string): string => `pfws:v1:reveal:${betPayloadHash}:${ackHash}`;
 
 /**
  * Verifies a base64 signature by a base58 key; any malformed input is simply invalid.

@@ -39,7 +39,12 @@ export function resolveSweeperTurn(turn: Pick<SweeperTurnInput, 'betPayload' | '
   if (params.turn !== 'choice' || turn.clientSeedRaw === null || turn.rngReveal === null) {
     return { kind: params.turn, row, choiceColumn, mineColumn: null, safe: null };
   }
-  const mineColumn = sweeperMineColumn({ rngValueHex: turn.rngReveal, clientSeedRaw: turn.clientSeedRaw, betPayloadHash: turn.betPayloadHash, mode: params.mode });
+  const mineColumn = sweeperMineColumn({
+    rngValueHex: turn.rngReveal,
+    clientSeedRaw: turn.clientSeedRaw,
+    betPayloadHash: turn.betPayloadHash,
+    mode: params.mode,
+  });
   return { kind: 'choice', row, choiceColumn, mineColumn, safe: mineColumn !== choiceColumn };
 }
 
@@ -130,7 +135,13 @@ export function buildSweeperSettlement(input: SweeperTicketInput) {
       mode,
       wager: microToNumber(wager),
       wagerMicro: wager.toString(),
-      turns: turns.map((t) => ({ kind: t.kind, row: t.row, choiceColumn: t.choiceColumn, commitment: t.betPayload.commitment, clientSeedRaw: t.clientSeedRaw })),
+      turns: turns.map((t) => ({
+        kind: t.kind,
+        row: t.row,
+        choiceColumn: t.choiceColumn,
+        commitment: t.betPayload.commitment,
+        clientSeedRaw: t.clientSeedRaw,
+      })),
     },
     result: {
       outcome,

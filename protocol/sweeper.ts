@@ -9,8 +9,7 @@ export const SWEEPER_MODES = {
 } as const;
 export type SweeperMode = keyof typeof SWEEPER_MODES;
 
-export const isSweeperMode = (mode: unknown): mode is SweeperMode =>
-  typeof mode === 'string' && Object.hasOwn(SWEEPER_MODES, mode);
+export const isSweeperMode = (mode: unknown): mode is SweeperMode => typeof mode === 'string' && Object.hasOwn(SWEEPER_MODES, mode);
 
 /**
  * multiplierBps after k cleared rows.
@@ -25,16 +24,10 @@ export function sweeperMultiplierBps(mode: SweeperMode, k: number): bigint {
   return (9_900n * cols ** BigInt(k)) / safe ** BigInt(k);
 }
 
-export const sweeperPayout = (wagerMicro: bigint, mode: SweeperMode, k: number): bigint =>
-  (wagerMicro * sweeperMultiplierBps(mode, k)) / 10_000n;
+export const sweeperPayout = (wagerMicro: bigint, mode: SweeperMode, k: number): bigint => (wagerMicro * sweeperMultiplierBps(mode, k)) / 10_000n;
 
 /** The mine column of one choice turn: one draw in [0, columns). */
-export function sweeperMineColumn(input: {
-  rngValueHex: string;
-  clientSeedRaw: string;
-  betPayloadHash: string;
-  mode: SweeperMode;
-}): number {
+export function sweeperMineColumn(input: { rngValueHex: string; clientSeedRaw: string; betPayloadHash: string; mode: SweeperMode }): number {
   const stream = new OutcomeStream(input.rngValueHex, input.clientSeedRaw, input.betPayloadHash);
   return stream.drawInt(SWEEPER_MODES[input.mode].columns);
 }

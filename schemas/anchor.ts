@@ -20,7 +20,7 @@ export const Commit = Type.Object({
   slot: Type.Integer(),
   committedAt: Timestamp,
   transactionUrl: Type.String(),
-  explorerUrl: Type.String({ description: 'the anchor key\'s account' }),
+  explorerUrl: Type.String({ description: "the anchor key's account" }),
 });
 
 export const CommitsQuery = Type.Object({

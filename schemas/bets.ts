@@ -4,19 +4,17 @@ import { Base64, Hex32, Timestamp } from './common.ts';
 
 const Loose = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 
-export const Ack = Type.Object(
-  {
-    betPayloadHash: Hex32,
-    betNonce: Type.Integer(),
-    rngIndex: Type.Integer({ description: 'assigned at commit; the bet\'s randomness is s_rngIndex of the chain' }),
-    rngChainHead: Hex32,
-    committedAt: Timestamp,
-    revealDeadline: Timestamp,
-    ackHash: { ...Hex32, description: 'sha256 of the JCS of the six fields above' },
-    operatorSignature: { ...Base64, description: 'ack key Ed25519 over UTF-8 "pfws:v1:ack:<ackHash>"' },
-    revealMessage: Type.String({ description: 'pfws:v1:reveal:<betPayloadHash>:<ackHash>; the reveal signs these UTF-8 bytes' }),
-  },
-);
+export const Ack = Type.Object({
+  betPayloadHash: Hex32,
+  betNonce: Type.Integer(),
+  rngIndex: Type.Integer({ description: "assigned at commit; the bet's randomness is s_rngIndex of the chain" }),
+  rngChainHead: Hex32,
+  committedAt: Timestamp,
+  revealDeadline: Timestamp,
+  ackHash: { ...Hex32, description: 'sha256 of the JCS of the six fields above' },
+  operatorSignature: { ...Base64, description: 'ack key Ed25519 over UTF-8 "pfws:v1:ack:<ackHash>"' },
+  revealMessage: Type.String({ description: 'pfws:v1:reveal:<betPayloadHash>:<ackHash>; the reveal signs these UTF-8 bytes' }),
+});
 
 export const BetPayload = Loose('canonical bet payload; betPayloadHash = sha256(JCS(betPayload))');
 

@@ -3,26 +3,24 @@ import { Type } from 'typebox';
 
 const N = (description: string) => Type.Number({ description });
 
-export const House = Type.Object(
-  {
-    totalValue: N('NAV = vault_usdc - total_locked'),
-    baseBankroll: N('house capital contributed (genesis and minted LP deposits)'),
-    gameNet: N('sum of settled wagers minus payouts'),
-    volume: N('sum of settled wagers'),
-    apr: N('gameNet / baseBankroll, annualized since the first play'),
-    maxExposure: N('maxExposure limit (fraction of NAV)'),
-    utilization: N('openExposure / maxExposure'),
-    totalStaked: N('stakes in play'),
-    sharePrice: N('NAV per LP share'),
-    activeReserve: N('stakes in play plus open exposure: funds backing live bets'),
-    idleReserve: N('NAV not at risk in open bets'),
-    deployableToYield: N('0: the cash strategy deploys nothing'),
-    maxBet: N('current maximum bet'),
-    maxPayout: N('current maximum payout'),
-    openExposure: N('sum of (max payout - stake) over committed bets and open tickets'),
-    strategy: Type.String(),
-  },
-);
+export const House = Type.Object({
+  totalValue: N('NAV = vault_usdc - total_locked'),
+  baseBankroll: N('house capital contributed (genesis and minted LP deposits)'),
+  gameNet: N('sum of settled wagers minus payouts'),
+  volume: N('sum of settled wagers'),
+  apr: N('gameNet / baseBankroll, annualized since the first play'),
+  maxExposure: N('maxExposure limit (fraction of NAV)'),
+  utilization: N('openExposure / maxExposure'),
+  totalStaked: N('stakes in play'),
+  sharePrice: N('NAV per LP share'),
+  activeReserve: N('stakes in play plus open exposure: funds backing live bets'),
+  idleReserve: N('NAV not at risk in open bets'),
+  deployableToYield: N('0: the cash strategy deploys nothing'),
+  maxBet: N('current maximum bet'),
+  maxPayout: N('current maximum payout'),
+  openExposure: N('sum of (max payout - stake) over committed bets and open tickets'),
+  strategy: Type.String(),
+});
 
 export const HouseResponse = Type.Object({ house: House });
 

@@ -11,13 +11,11 @@ export const RevokeBody = Type.Object({
   sessionPubkey: Type.String({ description: 'Ed25519 session public key (base58)' }),
 });
 
-export const UnsignedTransaction = Type.Object(
-  {
-    transaction: Type.String({ description: 'base64 wire transaction, unsigned; the wallet is the fee payer' }),
-    lastValidBlockHeight: Type.String(),
-    memo: Type.String(),
-  },
-);
+export const UnsignedTransaction = Type.Object({
+  transaction: Type.String({ description: 'base64 wire transaction, unsigned; the wallet is the fee payer' }),
+  lastValidBlockHeight: Type.String(),
+  memo: Type.String(),
+});
 
 export const SessionKeyStatus = Type.Object({
   sessionPubkey: Base58Address,
@@ -35,24 +33,20 @@ export const Withdrawal = Type.Object({
   createdAt: Timestamp,
 });
 
-export const PlayerStatus = Type.Object(
-  {
-    walletAddress: Base58Address,
-    alias: Type.String(),
-    balance: Amount,
-    exposure: Amount,
-    stakedInPlay: Amount,
-    pendingWithdrawals: Amount,
-    nonces: Type.Object({ bet: Type.Integer({ description: 'the betNonce the next prepared bet carries' }) }),
-    sessionKeys: Type.Array(SessionKeyStatus),
-    withdrawals: Type.Array(Withdrawal),
-    totals: Type.Object({ deposited: Amount, wagered: Amount, paidOut: Amount, plays: Type.Integer(), wins: Type.Integer() }),
-  },
-);
+export const PlayerStatus = Type.Object({
+  walletAddress: Base58Address,
+  alias: Type.String(),
+  balance: Amount,
+  exposure: Amount,
+  stakedInPlay: Amount,
+  pendingWithdrawals: Amount,
+  nonces: Type.Object({ bet: Type.Integer({ description: 'the betNonce the next prepared bet carries' }) }),
+  sessionKeys: Type.Array(SessionKeyStatus),
+  withdrawals: Type.Array(Withdrawal),
+  totals: Type.Object({ deposited: Amount, wagered: Amount, paidOut: Amount, plays: Type.Integer(), wins: Type.Integer() }),
+});
 
-export const SyncResult = Type.Object(
-  { applied: Type.Integer({ description: 'on-chain items applied by this call' }), status: PlayerStatus },
-);
+export const SyncResult = Type.Object({ applied: Type.Integer({ description: 'on-chain items applied by this call' }), status: PlayerStatus });
 
 export const FaucetBody = Type.Object({
   wallet: Type.String(),

@@ -20,26 +20,24 @@ export const Anchor = Type.Object({
   stateRoot: Nullable(Hex32),
 });
 
-export const Receipt = Type.Object(
-  {
-    id: Type.String(),
-    receiptId: Type.String(),
-    game: Type.String(),
-    gameId: Type.String(),
-    player: Type.String(),
-    actorAlias: Type.String(),
-    source: Type.String(),
-    betAmount: Type.Number(),
-    payout: Type.Number(),
-    profit: Type.Number(),
-    status: Type.String({ description: 'won, lost or forfeited' }),
-    input: Loose('the play\'s inputs'),
-    result: Loose('the outcome'),
-    proof: Loose('hashes, RNG index and reveal'),
-    verifierPayload: Loose('everything a verifier needs besides on-chain data'),
-    anchor: Anchor,
-    createdAt: Timestamp,
-  },
-);
+export const Receipt = Type.Object({
+  id: Type.String(),
+  receiptId: Type.String(),
+  game: Type.String(),
+  gameId: Type.String(),
+  player: Type.String(),
+  actorAlias: Type.String(),
+  source: Type.String(),
+  betAmount: Type.Number(),
+  payout: Type.Number(),
+  profit: Type.Number(),
+  status: Type.String({ description: 'won, lost or forfeited' }),
+  input: Loose("the play's inputs"),
+  result: Loose('the outcome'),
+  proof: Loose('hashes, RNG index and reveal'),
+  verifierPayload: Loose('everything a verifier needs besides on-chain data'),
+  anchor: Anchor,
+  createdAt: Timestamp,
+});
 
 export const ReceiptResponse = Type.Object({ receipt: Receipt });

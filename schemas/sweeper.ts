@@ -5,31 +5,29 @@ import { Ack, BetPayload, CommitResponse, Loose, PlayerView } from './bets.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const Ticket = Type.Object(
-  {
-    id: Type.String(),
-    status: Type.String({ description: 'running while open, then settled' }),
-    outcome: Nullable(Type.String({ description: 'busted, cashed_out, cleared or forfeited once settled' })),
-    mode: Type.String({ description: 'easy (4 columns), medium (3) or hard (2); one mine per row' }),
-    betAmount: Type.Number(),
-    clientSeed: Type.String({ description: 'the latest revealed turn\'s client seed' }),
-    nonce: Type.Integer({ description: 'the bet nonce when the ticket opened' }),
-    rowsWon: Type.Integer(),
-    payout: Type.Number({ description: 'cashout value now while running; the final payout once settled' }),
-    multiplierBps: Type.Integer(),
-    fullBoardPayout: Type.Number(),
-    columns: Type.Integer(),
-    rows: Type.Integer(),
-    choices: Type.Array(Type.Object({ row: Nullable(Type.Integer()), column: Nullable(Type.Integer()), safe: Nullable(Type.Boolean()) })),
-    resultColumns: Type.Optional(
-      Type.Array(Nullable(Type.Integer()), { description: 'the mine column of each played row; absent until a row is revealed, always there once ended' }),
-    ),
-    serverSeedHash: Type.String(),
-    createdAt: Timestamp,
-    endedAt: Type.Optional(Timestamp),
-    pendingTurn: Nullable(Type.Object({ status: Type.Literal('awaiting_reveal'), betPayloadHash: Hex32, ack: Nullable(Ack) })),
-  },
-);
+export const Ticket = Type.Object({
+  id: Type.String(),
+  status: Type.String({ description: 'running while open, then settled' }),
+  outcome: Nullable(Type.String({ description: 'busted, cashed_out, cleared or forfeited once settled' })),
+  mode: Type.String({ description: 'easy (4 columns), medium (3) or hard (2); one mine per row' }),
+  betAmount: Type.Number(),
+  clientSeed: Type.String({ description: "the latest revealed turn's client seed" }),
+  nonce: Type.Integer({ description: 'the bet nonce when the ticket opened' }),
+  rowsWon: Type.Integer(),
+  payout: Type.Number({ description: 'cashout value now while running; the final payout once settled' }),
+  multiplierBps: Type.Integer(),
+  fullBoardPayout: Type.Number(),
+  columns: Type.Integer(),
+  rows: Type.Integer(),
+  choices: Type.Array(Type.Object({ row: Nullable(Type.Integer()), column: Nullable(Type.Integer()), safe: Nullable(Type.Boolean()) })),
+  resultColumns: Type.Optional(
+    Type.Array(Nullable(Type.Integer()), { description: 'the mine column of each played row; absent until a row is revealed, always there once ended' }),
+  ),
+  serverSeedHash: Type.String(),
+  createdAt: Timestamp,
+  endedAt: Type.Optional(Timestamp),
+  pendingTurn: Nullable(Type.Object({ status: Type.Literal('awaiting_reveal'), betPayloadHash: Hex32, ack: Nullable(Ack) })),
+});
 
 export const OpenTicketBody = Type.Object({
   mode: Type.Optional(Type.Unknown({ description: 'easy, medium or hard' })),
@@ -53,7 +51,11 @@ export const CashoutPrepareBody = Type.Object({
   sessionPubkey: Type.String(),
 });
 
-export const SweeperPrepareResponse = Type.Object({ betPayload: BetPayload, betPayloadHash: Hex32, sweeperParams: Loose('the turn parameters and what is at stake') });
+export const SweeperPrepareResponse = Type.Object({
+  betPayload: BetPayload,
+  betPayloadHash: Hex32,
+  sweeperParams: Loose('the turn parameters and what is at stake'),
+});
 
 export const SweeperCommitBody = Type.Object({
   betPayload: BetPayload,
@@ -79,7 +81,7 @@ export const SweeperRevealResponse = Type.Object({
   ack: Ack,
   ticket: Ticket,
   receiptId: Nullable(Type.String()),
-  betLogEntry: Nullable(Loose('the ticket\'s bet-log entry, once it ended')),
+  betLogEntry: Nullable(Loose("the ticket's bet-log entry, once it ended")),
   betLogEntryHash: Nullable(Hex32),
   player: PlayerView,
 });

@@ -125,7 +125,7 @@ export class BetLogTree {
     const multi = this.redis.multi();
     for (const [level, nodes] of byLevel) {
       const bytes = Buffer.alloc(nodes.length * HASH_LENGTH);
-      nodes.forEach((n, i) => bytes.set(n.hash, i * HASH_LENGTH));
+      for (const [i, n] of nodes.entries()) bytes.set(n.hash, i * HASH_LENGTH);
       multi.setrange(this.keys.betLogNodes(level), (nodes[0] as MerkleNode).index * HASH_LENGTH, bytes);
     }
     multi.hset(this.keys.betLogTree(), 'size', String(this.log.size));

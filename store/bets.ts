@@ -67,9 +67,7 @@ export interface AckFields {
 export type AckSource = { hash: string } & AckFields;
 
 /** A re-sent commit (`dup`) names the bet's state, which may be settled by now. */
-export type CommitResult =
-  | ({ kind: 'ok' | 'dup'; state: BetRecord['state'] } & AckFields)
-  | { kind: 'err'; reason: LedgerRejection; detail: string | null };
+export type CommitResult = ({ kind: 'ok' | 'dup'; state: BetRecord['state'] } & AckFields) | { kind: 'err'; reason: LedgerRejection; detail: string | null };
 
 /** A script's `{'err', reason, detail}` reply, typed; an unknown reason is a ledger bug, not a client error. */
 export function rejectionOf(reply: readonly (string | null)[]): { kind: 'err'; reason: LedgerRejection; detail: string | null } {
@@ -172,17 +170,43 @@ export class BetStore {
   async commit(
     hash: string,
     wallet: string,
-    args: { nowMs: number; committedAt: string; revealDeadlineMs: number; revealDeadline: string; limits: LimitSettings; sessionSignature: string; ticketId?: string },
+    args: {
+      nowMs: number;
+      committedAt: string;
+      revealDeadlineMs: number;
+      revealDeadline: string;
+      limits: LimitSettings;
+      sessionSignature: string;
+      ticketId?: string;
+    },
   ): Promise<CommitResult> {
     const k = this.keys;
     const reply = (await this.scripts.commitBet(
       [
-        k.player(wallet), k.sessionKeys(wallet), k.prepared(hash), k.bet(hash), k.commitments(), k.house(), k.rng(),
-        k.journal(), k.journalSeq(), k.pendingBets(wallet), k.deadlines(), k.ticket(args.ticketId ?? '-'),
+        k.player(wallet),
+        k.sessionKeys(wallet),
+        k.prepared(hash),
+        k.bet(hash),
+        k.commitments(),
+        k.house(),
+        k.rng(),
+        k.journal(),
+        k.journalSeq(),
+        k.pendingBets(wallet),
+        k.deadlines(),
+        k.ticket(args.ticketId ?? '-'),
       ],
       [
-        hash, wallet, args.nowMs, args.committedAt, args.revealDeadlineMs, args.revealDeadline,
-        args.limits.maxExposureBps, args.limits.maxPayoutBps, args.limits.maxBetBps, args.sessionSignature,
+        hash,
+        wallet,
+        args.nowMs,
+        args.committedAt,
+        args.revealDeadlineMs,
+        args.revealDeadline,
+        args.limits.maxExposureBps,
+        args.limits.maxPayoutBps,
+        args.limits.maxBetBps,
+        args.sessionSignature,
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);
@@ -232,15 +256,44 @@ export class BetStore {
     const end = w.end;
     const reply = (await this.scripts.settleTurn(
       [
-        k.player(bet.wallet), k.bet(bet.hash), k.ticket(bet.ticketId || '-'), k.activeTicket(bet.wallet), k.house(), k.journal(), k.journalSeq(),
-        k.pendingBets(bet.wallet), k.deadlines(), k.betLog(), k.receipt(end?.receiptId ?? '-'), k.rng(), k.recentPlays(bet.wallet, bet.game),
+        k.player(bet.wallet),
+        k.bet(bet.hash),
+        k.ticket(bet.ticketId || '-'),
+        k.activeTicket(bet.wallet),
+        k.house(),
+        k.journal(),
+        k.journalSeq(),
+        k.pendingBets(bet.wallet),
+        k.deadlines(),
+        k.betLog(),
+        k.receipt(end?.receiptId ?? '-'),
+        k.rng(),
+        k.recentPlays(bet.wallet, bet.game),
       ],
       [
-        bet.hash, bet.wallet, w.settlement, settledAt, w.disclosedIndex, w.turnEvent?.type ?? '', w.turnEvent?.json ?? '',
-        w.ticket ? '1' : '0', w.ticket?.rowsWon ?? 0, w.ticket?.status ?? '', w.ticket?.turnsJson ?? '',
-        end ? '1' : '0', (end?.payout ?? 0n).toString(), (end?.houseNet ?? 0n).toString(), end?.won ? '1' : '0', end?.receiptJson ?? '',
-        end ? `${end.leafHashHex}:${end.receiptId}` : '', end?.event.type ?? '', end?.event.json ?? '', end?.recentJson ?? '',
-        w.ticket?.outcome ?? '', k.playsChannel(), end?.playJson ?? '',
+        bet.hash,
+        bet.wallet,
+        w.settlement,
+        settledAt,
+        w.disclosedIndex,
+        w.turnEvent?.type ?? '',
+        w.turnEvent?.json ?? '',
+        w.ticket ? '1' : '0',
+        w.ticket?.rowsWon ?? 0,
+        w.ticket?.status ?? '',
+        w.ticket?.turnsJson ?? '',
+        end ? '1' : '0',
+        (end?.payout ?? 0n).toString(),
+        (end?.houseNet ?? 0n).toString(),
+        end?.won ? '1' : '0',
+        end?.receiptJson ?? '',
+        end ? `${end.leafHashHex}:${end.receiptId}` : '',
+        end?.event.type ?? '',
+        end?.event.json ?? '',
+        end?.recentJson ?? '',
+        w.ticket?.outcome ?? '',
+        k.playsChannel(),
+        end?.playJson ?? '',
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -68,8 +68,19 @@ export class TicketStore {
     const reply = (await this.scripts.openTicket(
       [k.player(wallet), k.sessionKeys(wallet), k.activeTicket(wallet), k.ticket(t.id), k.house(), k.journal(), k.journalSeq()],
       [
-        wallet, t.id, t.mode, t.wager.toString(), t.fullPayout.toString(), (t.fullPayout - t.wager).toString(), t.sessionPubkey,
-        t.createdAt, t.serverSeedHash, t.limits.maxExposureBps, t.limits.maxPayoutBps, t.limits.maxBetBps, t.source,
+        wallet,
+        t.id,
+        t.mode,
+        t.wager.toString(),
+        t.fullPayout.toString(),
+        (t.fullPayout - t.wager).toString(),
+        t.sessionPubkey,
+        t.createdAt,
+        t.serverSeedHash,
+        t.limits.maxExposureBps,
+        t.limits.maxPayoutBps,
+        t.limits.maxBetBps,
+        t.source,
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -20,7 +20,10 @@ export class ChainData {
 
   async transaction(signature: string): Promise<RpcTransaction | null> {
     if (!this.#txs.has(signature)) {
-      const tx = await this.rpc.call<RpcTransaction | null>('getTransaction', [signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }]);
+      const tx = await this.rpc.call<RpcTransaction | null>('getTransaction', [
+        signature,
+        { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' },
+      ]);
       this.#txs.set(signature, tx);
     }
     return this.#txs.get(signature) ?? null;
@@ -40,7 +43,10 @@ export class ChainData {
     let before = options.before;
     let seen = 0;
     for (;;) {
-      const page = await this.rpc.call<SignatureInfo[]>('getSignaturesForAddress', [this.anchorKey, { limit: PAGE, commitment: 'confirmed', ...(before ? { before } : {}) }]);
+      const page = await this.rpc.call<SignatureInfo[]>('getSignaturesForAddress', [
+        this.anchorKey,
+        { limit: PAGE, commitment: 'confirmed', ...(before ? { before } : {}) },
+      ]);
       const wanted = page.filter((p) => p.err === null);
       for (let i = 0; i < wanted.length; i += PARALLEL) {
         const batch = wanted.slice(i, i + PARALLEL);

@@ -52,26 +52,29 @@ const defaultIo: CliIo = {
   tty: Boolean(process.stderr.isTTY),
 };
 
+const parseCliArgs = (argv: readonly string[]) =>
+  parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      api: { type: 'string' },
+      rpc: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
+      since: { type: 'string' },
+      from: { type: 'string' },
+      token: { type: 'string' },
+      file: { type: 'string' },
+      wallet: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+
 /** Runs the CLI and returns its exit code. */
 export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parseCliArgs>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        api: { type: 'string' },
-        rpc: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        since: { type: 'string' },
-        from: { type: 'string' },
-        token: { type: 'string' },
-        file: { type: 'string' },
-        wallet: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
+    parsed = parseCliArgs(argv);
   } catch (err) {
     io.err(`${(err as Error).message}\n\n${USAGE}`);
     return 2;

@@ -27,7 +27,14 @@ export default async function betLogRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/protocol/v1/bet-log/consistency',
-    { schema: { ...meta, summary: 'RFC 6962 consistency proof between two committed sizes', querystring: ConsistencyQuery, response: responses({ 200: ConsistencyResponse }) } },
+    {
+      schema: {
+        ...meta,
+        summary: 'RFC 6962 consistency proof between two committed sizes',
+        querystring: ConsistencyQuery,
+        response: responses({ 200: ConsistencyResponse }),
+      },
+    },
     async (request) => {
       const { from, to } = request.query;
       if (from > to) throw new PfwsError('INVALID_REQUEST', 'from must not exceed to');
@@ -40,7 +47,14 @@ export default async function betLogRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/protocol/v1/bet-log/entries',
-    { schema: { ...meta, summary: 'Bet-log entries (leaf hash and receipt id) by index', querystring: EntriesQuery, response: responses({ 200: EntriesResponse }) } },
+    {
+      schema: {
+        ...meta,
+        summary: 'Bet-log entries (leaf hash and receipt id) by index',
+        querystring: EntriesQuery,
+        response: responses({ 200: EntriesResponse }),
+      },
+    },
     async (request) => {
       const from = request.query.from ?? 0;
       const limit = pageSize(request.query.limit);

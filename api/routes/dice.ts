@@ -15,20 +15,30 @@ export default async function diceRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/protocol/v1/dice/prepare',
-    { ...route, schema: { ...meta, summary: 'Step 1: build the canonical bet payload', body: DicePrepareBody, response: responses({ 200: DicePrepareResponse }, ERRORS) } },
+    {
+      ...route,
+      schema: { ...meta, summary: 'Step 1: build the canonical bet payload', body: DicePrepareBody, response: responses({ 200: DicePrepareResponse }, ERRORS) },
+    },
     async (request) => lifecycle.prepare('dice', request.wallet, request.body),
   );
 
   app.post(
     '/protocol/v1/dice/commit',
-    { ...route, schema: { ...meta, summary: 'Step 2: lock the wager and get the signed ack', body: DiceCommitBody, response: responses({ 200: CommitResponse }, ERRORS) } },
+    {
+      ...route,
+      schema: { ...meta, summary: 'Step 2: lock the wager and get the signed ack', body: DiceCommitBody, response: responses({ 200: CommitResponse }, ERRORS) },
+    },
     async (request) => lifecycle.commit('dice', request.wallet, request.body),
   );
 
   app.post(
     '/protocol/v1/dice/reveal',
-    { ...route, schema: { ...meta, summary: 'Step 3: reveal the client seed and settle', body: RevealBody, response: responses({ 200: DiceRevealResponse }, ERRORS) } },
-    async (request) => lifecycle.reveal('dice', request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase(), request.body.sessionSignature),
+    {
+      ...route,
+      schema: { ...meta, summary: 'Step 3: reveal the client seed and settle', body: RevealBody, response: responses({ 200: DiceRevealResponse }, ERRORS) },
+    },
+    async (request) =>
+      lifecycle.reveal('dice', request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase(), request.body.sessionSignature),
   );
 
   app.get('/protocol/v1/dice/session', { ...route, schema: { ...meta, response: responses({ 200: DiceSession }, ERRORS) } }, async (request) =>
@@ -39,7 +49,12 @@ export default async function diceRoutes(fastify: FastifyInstance) {
     '/protocol/v1/dice/recovery-seed',
     {
       ...route,
-      schema: { ...meta, summary: 'Store the client seed after commit, for recovery', body: RecoverySeedBody, response: responses({ 200: RecoverySeedStored }, ERRORS) },
+      schema: {
+        ...meta,
+        summary: 'Store the client seed after commit, for recovery',
+        body: RecoverySeedBody,
+        response: responses({ 200: RecoverySeedStored }, ERRORS),
+      },
     },
     async (request) => lifecycle.storeRecoverySeed(request.wallet, request.body.betPayloadHash, request.body.clientSeedRaw.toLowerCase()),
   );
@@ -48,7 +63,12 @@ export default async function diceRoutes(fastify: FastifyInstance) {
     '/protocol/v1/dice/recovery-seed',
     {
       ...route,
-      schema: { ...meta, summary: 'Fetch a stored seed; only once the ack fixed the bet inputs', querystring: RecoverySeedQuery, response: responses({ 200: RecoverySeed }, ERRORS) },
+      schema: {
+        ...meta,
+        summary: 'Fetch a stored seed; only once the ack fixed the bet inputs',
+        querystring: RecoverySeedQuery,
+        response: responses({ 200: RecoverySeed }, ERRORS),
+      },
     },
     async (request) => lifecycle.fetchRecoverySeed(request.wallet, request.query.betPayloadHash),
   );

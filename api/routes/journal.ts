@@ -32,7 +32,14 @@ export default async function journalRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/protocol/v1/journal/events',
-    { schema: { ...meta, summary: 'Public journal events by seq, to recompute eventRoot', querystring: EventsQuery, response: responses({ 200: EventsResponse }) } },
+    {
+      schema: {
+        ...meta,
+        summary: 'Public journal events by seq, to recompute eventRoot',
+        querystring: EventsQuery,
+        response: responses({ 200: EventsResponse }),
+      },
+    },
     async (request) => {
       const [events, lastSeq] = await Promise.all([store.eventsAfterSeq(request.query.afterSeq ?? 0, pageSize(request.query.limit)), store.journalSeq()]);
       return { events, lastSeq };

@@ -31,7 +31,10 @@ export default async function sweeperRoutes(fastify: FastifyInstance) {
 
   app.post(
     '/protocol/v1/sweeper/ticket',
-    { ...route, schema: { ...meta, summary: 'Open a ticket and reserve the stake', body: OpenTicketBody, response: responses({ 200: OpenTicketResponse }, ERRORS) } },
+    {
+      ...route,
+      schema: { ...meta, summary: 'Open a ticket and reserve the stake', body: OpenTicketBody, response: responses({ 200: OpenTicketResponse }, ERRORS) },
+    },
     async (request) => sweeper.openTicket(lifecycle, request.wallet, request.body),
   );
 

@@ -72,7 +72,10 @@ const parsed = new WeakMap<object, SoleSignerMemo[]>();
 export function soleSignerMemos(tx: RpcTransaction | null | undefined): SoleSignerMemo[] {
   if (!tx || typeof tx !== 'object') return [];
   let memos = parsed.get(tx);
-  if (!memos) parsed.set(tx, (memos = parseMemos(tx)));
+  if (!memos) {
+    memos = parseMemos(tx);
+    parsed.set(tx, memos);
+  }
   return memos;
 }
 

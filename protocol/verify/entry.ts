@@ -19,7 +19,9 @@ export function entryLeafHex(entry: unknown): string | null {
  * @param pairs `[field, recorded, expected]`; values compare by their canonical JSON form
  */
 export function agree(checks: Checks, name: string, what: string, pairs: [string, unknown, unknown][]): boolean {
-  const bad = pairs.filter(([, got, want]) => jsonKey(got) !== jsonKey(want)).map(([field, got, want]) => `${field} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+  const bad = pairs
+    .filter(([, got, want]) => jsonKey(got) !== jsonKey(want))
+    .map(([field, got, want]) => `${field} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
   return checks.add(name, bad.length === 0, `${what}: ${bad.join('; ')}`);
 }
 

@@ -89,7 +89,11 @@ export function verifyCommitLog(input: LogInput): Report {
     const text = memo ? commitMemo(memo) : null;
     const onChain = onChainByCount.get(c.entryCount)?.find((m) => m.signature === c.signature);
     matched.item(
-      !onChain ? `commit ${c.commitId}: no memo by the anchor key in transaction ${c.signature}` : onChain.text !== text ? `commit ${c.commitId}: the on-chain memo differs from the published commit` : null,
+      !onChain
+        ? `commit ${c.commitId}: no memo by the anchor key in transaction ${c.signature}`
+        : onChain.text !== text
+          ? `commit ${c.commitId}: the on-chain memo differs from the published commit`
+          : null,
     );
     if (previous) {
       order.item(c.entryCount > previous.entryCount ? null : `commit ${c.commitId} does not grow the log past ${previous.entryCount}`);
@@ -98,7 +102,11 @@ export function verifyCommitLog(input: LogInput): Report {
     const link = input.rng.linkAny(c.rngIndex, c.rngReveal);
     rng.item(link.ok ? null : `commit ${c.commitId}: ${link.reason}`);
     if (input.manifestKnown) {
-      manifests.item(c.manifestHash === NO_MANIFEST_HASH || input.manifestKnown(c.manifestHash) ? null : `commit ${c.commitId} names manifest ${c.manifestHash.slice(0, 12)}…, which is not published`);
+      manifests.item(
+        c.manifestHash === NO_MANIFEST_HASH || input.manifestKnown(c.manifestHash)
+          ? null
+          : `commit ${c.commitId} names manifest ${c.manifestHash.slice(0, 12)}…, which is not published`,
+      );
     }
     previous = c;
   }
@@ -113,7 +121,11 @@ export function verifyCommitLog(input: LogInput): Report {
   for (const memos of onChainByCount.values()) {
     for (const m of memos) {
       if (m.memo.kind !== 'commit') continue;
-      hidden.item(published.has(`${m.memo.entryCount}:${m.memo.betLogRoot}`) ? null : `the on-chain commit of size ${m.memo.entryCount} (${m.signature}) is not in the published list`);
+      hidden.item(
+        published.has(`${m.memo.entryCount}:${m.memo.betLogRoot}`)
+          ? null
+          : `the on-chain commit of size ${m.memo.entryCount} (${m.signature}) is not in the published list`,
+      );
     }
   }
   hidden.record(checks, 'no commit memos on-chain');

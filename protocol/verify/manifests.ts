@@ -50,7 +50,9 @@ export function verifyManifestLinks(walk: ManifestWalk, operatorPublicKey: strin
     signatures.item(check.ok ? null : `manifest ${short(isRecord(m) ? m.manifestHash : undefined)}: ${check.reason}`);
     if (k > 0) {
       const prev = manifests[k - 1] as Manifest;
-      links.item(m.previousManifestHash === prev.manifestHash ? null : `manifest ${short(m.manifestHash)} does not name ${short(prev.manifestHash)} as its predecessor`);
+      links.item(
+        m.previousManifestHash === prev.manifestHash ? null : `manifest ${short(m.manifestHash)} does not name ${short(prev.manifestHash)} as its predecessor`,
+      );
     }
     if (seen.has(m.manifestHash)) links.item(`manifest ${short(m.manifestHash)} appears twice in the chain`);
     seen.add(m.manifestHash);
@@ -84,5 +86,7 @@ export function manifestEventsProblem(span: ManifestSpan, events: readonly Journ
   } catch {
     return `${name}: an event has no canonical JSON form`;
   }
-  return root === m.eventRoot ? null : `${name}: the events' root ${short(root)} is not the signed eventRoot ${short(m.eventRoot)} (an event changed after signing)`;
+  return root === m.eventRoot
+    ? null
+    : `${name}: the events' root ${short(root)} is not the signed eventRoot ${short(m.eventRoot)} (an event changed after signing)`;
 }

@@ -74,8 +74,14 @@ export class Tally {
   }
 
   record(checks: Checks, emptyReason = 'nothing to check'): void {
-    if (this.#items === 0) return checks.skip(this.name, emptyReason);
-    if (!this.#reasons.length) return checks.pass(this.name);
+    if (this.#items === 0) {
+      checks.skip(this.name, emptyReason);
+      return;
+    }
+    if (!this.#reasons.length) {
+      checks.pass(this.name);
+      return;
+    }
     const shown = this.#reasons.slice(0, 5).join('; ');
     const more = this.#reasons.length > 5 ? ` (and ${this.#reasons.length - 5} more)` : '';
     checks.fail(this.name, `${this.#reasons.length} of ${this.#items} failed: ${shown}${more}`);

@@ -103,7 +103,7 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
       mineColumn,
     });
   }
-  checks.add('ticket-ended', outcome !== 'running', 'the receipt\'s turns do not end the ticket');
+  checks.add('ticket-ended', outcome !== 'running', "the receipt's turns do not end the ticket");
   const payout = outcome === 'cleared' || outcome === 'cashed_out' ? sweeperPayout(wager, mode, rowsWon) : 0n;
   const status = outcome === 'forfeited' ? 'forfeited' : payout > 0n ? 'won' : 'lost';
   const player = (turns[0] as Record<string, unknown>)?.betPayload as Record<string, unknown> | undefined;

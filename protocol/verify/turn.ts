@@ -71,7 +71,7 @@ export function checkTurn(turn: TurnProof, ctx: TurnContext, checks: Checks, pre
   checks.add(
     name('session-signature'),
     typeof payload.sessionPubkey === 'string' && verifySessionSignature(betPayloadHash, turn.commitSignature, payload.sessionPubkey),
-    'the commit signature is not the session key\'s Ed25519 signature over the 32 bytes of betPayloadHash',
+    "the commit signature is not the session key's Ed25519 signature over the 32 bytes of betPayloadHash",
   );
   if (!ackShape(ack)) {
     checks.fail(name('ack-signature'), 'the operator ack is missing or malformed');
@@ -81,7 +81,7 @@ export function checkTurn(turn: TurnProof, ctx: TurnContext, checks: Checks, pre
   checks.add(
     name('ack-binding'),
     ack.betPayloadHash === betPayloadHash && ack.betNonce === payload.betNonce,
-    'the ack does not name this bet\'s betPayloadHash and betNonce',
+    "the ack does not name this bet's betPayloadHash and betNonce",
   );
   const committed = Date.parse(ack.committedAt);
   checks.add(
@@ -101,7 +101,7 @@ export function checkTurn(turn: TurnProof, ctx: TurnContext, checks: Checks, pre
     checks.add(
       name('reveal-signature'),
       verifyBase64Signature(turn.revealSignature, utf8(ack.revealMessage), payload.sessionPubkey),
-      'the reveal signature is not the session key\'s signature over ack.revealMessage',
+      "the reveal signature is not the session key's signature over ack.revealMessage",
     );
   } else {
     checks.skip(name('reveal-signature'), seed ? 'the seed came from the recovery store or a wallet reveal memo' : 'no reveal');

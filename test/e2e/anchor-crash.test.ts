@@ -25,11 +25,16 @@ let config: Record<string, string>;
 const queues: Queue[] = [];
 
 async function rpc(method: string, params: unknown[]): Promise<any> {
-  const res = await fetch(svc.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(svc.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return ((await res.json()) as { result: unknown }).result;
 }
 
-const getTx = (signature: string): Promise<RpcTransaction | null> => rpc('getTransaction', [signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
+const getTx = (signature: string): Promise<RpcTransaction | null> =>
+  rpc('getTransaction', [signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
 const statusOf = async (signature: string) => (await rpc('getSignatureStatuses', [[signature]])).value[0];
 const logSize = () => svc.wiring.redis.llen(svc.wiring.keys.betLog());
 const crashAt = (point: keyof AnchorHooks): AnchorHooks => ({ [point]: async () => Promise.reject(new Crash(point)) });
@@ -74,8 +79,16 @@ async function assertSound(): Promise<{ anchored: number; pending: number }> {
       continue;
     }
     anchored++;
-    const report = verifyReceipt(receipt, { ackPublicKey: config.ackPublicKey!, operatorPublicKey: config.operatorPublicKey!, rng, commitTx: (s) => txs.get(s) });
-    expect(report.checks.filter((c) => c.status === 'fail'), id).toEqual([]);
+    const report = verifyReceipt(receipt, {
+      ackPublicKey: config.ackPublicKey!,
+      operatorPublicKey: config.operatorPublicKey!,
+      rng,
+      commitTx: (s) => txs.get(s),
+    });
+    expect(
+      report.checks.filter((c) => c.status === 'fail'),
+      id,
+    ).toEqual([]);
   }
   return { anchored, pending };
 }
@@ -124,7 +137,9 @@ describe('a worker killed while committing', () => {
   it('after sending, before confirming: reconciled from the chain, never sent again', async () => {
     await play(2);
     const sent: string[] = [];
-    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: { afterSend: async (p) => Promise.reject(new Crash(sent.push(p.signature).toString())) } });
+    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, {
+      hooks: { afterSend: async (p) => Promise.reject(new Crash(sent.push(p.signature).toString())) },
+    });
     await expect(crashing.run()).rejects.toThrow(Crash);
     for (let i = 0; i < 50 && !(await statusOf(sent[0]!)); i++) await new Promise((r) => setTimeout(r, 50));
     expect((await statusOf(sent[0]!))?.err).toBeNull();
@@ -154,7 +169,10 @@ describe('a worker killed while committing', () => {
   it('while filling receipts: the fill resumes from its cursor', async () => {
     await play(3);
     let batches = 0;
-    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { fillBatch: 1, hooks: { afterFillBatch: async () => (++batches === 1 ? Promise.reject(new Crash('fill')) : undefined) } });
+    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, {
+      fillBatch: 1,
+      hooks: { afterFillBatch: async () => (++batches === 1 ? Promise.reject(new Crash('fill')) : undefined) },
+    });
     await expect(crashing.run()).rejects.toThrow(Crash);
     expect(await crashing.store.committedSize()).toBe(8);
     expect(await crashing.store.filledSize()).toBe(6);
@@ -171,10 +189,13 @@ describe('a worker killed while committing', () => {
     const pending = (await crashing.store.pending()) as PendingCommit;
     // As if the blockhash had expired while the worker was down (and a newer one exists, a slot later).
     const { value: then } = await svc.wiring.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
-    await vi.waitFor(async () => expect((await svc.wiring.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value.blockhash).not.toBe(then.blockhash), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      async () => expect((await svc.wiring.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value.blockhash).not.toBe(then.blockhash),
+      {
+        timeout: 20_000,
+        interval: 50,
+      },
+    );
     await svc.wiring.redis.hset(svc.wiring.keys.anchorPending(), 'json', JSON.stringify({ ...pending, lastValidBlockHeight: '0' }));
     expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(9);
     const record = await crashing.store.commitAt(9);
@@ -185,10 +206,12 @@ describe('a worker killed while committing', () => {
     expect(await assertSound()).toEqual({ anchored: 9, pending: 0 });
   });
 
-  it('finds a landed commit in the anchor key\'s history even when its signature was not recorded', async () => {
+  it("finds a landed commit in the anchor key's history even when its signature was not recorded", async () => {
     await play(1);
     const landed: string[] = [];
-    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: { afterSend: async (p) => Promise.reject(new Crash(landed.push(p.signature).toString())) } });
+    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, {
+      hooks: { afterSend: async (p) => Promise.reject(new Crash(landed.push(p.signature).toString())) },
+    });
     await expect(crashing.run()).rejects.toThrow(Crash);
     for (let i = 0; i < 50 && !(await statusOf(landed[0]!)); i++) await new Promise((r) => setTimeout(r, 50));
     const pending = (await crashing.store.pending()) as PendingCommit;

@@ -30,7 +30,11 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 async function rpc(method: string, params: unknown[]): Promise<any> {
-  const res = await fetch(svc.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(svc.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return ((await res.json()) as { result: unknown }).result;
 }
 
@@ -119,7 +123,9 @@ describe('anchored receipts', () => {
       expect(a.commitId).toBe(`commit-${a.entryCount}`);
       expect(a.commitAccount).toBe(config.operatorPublicKey);
       expect(a.commitTransactionUrl).toBe(`${config.explorerBaseUrl}/tx/${a.commitSignature}?cluster=custom&customUrl=${encodeURIComponent(svc.rpcUrl)}`);
-      expect(a.commitExplorerUrl).toBe(`${config.explorerBaseUrl}/address/${config.operatorPublicKey}?cluster=custom&customUrl=${encodeURIComponent(svc.rpcUrl)}`);
+      expect(a.commitExplorerUrl).toBe(
+        `${config.explorerBaseUrl}/address/${config.operatorPublicKey}?cluster=custom&customUrl=${encodeURIComponent(svc.rpcUrl)}`,
+      );
       expect(a.betLogIndex).toBeLessThan(a.entryCount);
       expect(a.entryCount - a.betLogIndex).toBeLessThanOrEqual(3);
       expect(verifyInclusionHex(a.betLogEntryHash, a.betLogIndex, a.entryCount, a.betLogProof, a.betLogRoot)).toEqual({ ok: true });
@@ -200,7 +206,12 @@ describe('public reads', () => {
     expect((await http('GET', `${svc.api}/protocol/v1/bet-log/commits?afterEntryCount=&limit=5000`)).status).toBe(200);
     expect((await http('GET', `${svc.api}/protocol/v1/journal/events?limit=0`)).body.error.code).toBe('INVALID_REQUEST');
     // Query coercion would read 1e309 as Infinity; it is refused like any other non-integer.
-    for (const q of ['bet-log/entries?from=1e309', 'journal/events?afterSeq=1e309', 'bet-log/commits?afterEntryCount=9007199254740993', 'bet-log/consistency?from=1&to=1e309']) {
+    for (const q of [
+      'bet-log/entries?from=1e309',
+      'journal/events?afterSeq=1e309',
+      'bet-log/commits?afterEntryCount=9007199254740993',
+      'bet-log/consistency?from=1&to=1e309',
+    ]) {
       const res = await http('GET', `${svc.api}/protocol/v1/${q}`);
       expect([res.status, res.body.error.code], q).toEqual([400, 'INVALID_REQUEST']);
     }
@@ -243,7 +254,21 @@ describe('the pfws-verify CLI', () => {
     expect(code).toBe(0);
     expect(result.results.filter((r: { subject: string }) => r.subject.startsWith('receipt '))).toHaveLength(receiptIds.length);
     const names = result.results.flatMap((r: { checks: { name: string; status: string }[] }) => r.checks.filter((c) => c.status === 'pass').map((c) => c.name));
-    for (const name of ['commitment', 'session-signature', 'reveal-signature', 'ack-signature', 'rng-reveal', 'outcome', 'payout', 'inclusion', 'on-chain-commit', 'consistency', 'solvency', 'manifest-events', 'rng-index-unique']) {
+    for (const name of [
+      'commitment',
+      'session-signature',
+      'reveal-signature',
+      'ack-signature',
+      'rng-reveal',
+      'outcome',
+      'payout',
+      'inclusion',
+      'on-chain-commit',
+      'consistency',
+      'solvency',
+      'manifest-events',
+      'rng-index-unique',
+    ]) {
       expect(names).toContain(name);
     }
     // The deadline settlements ran on a clock a day ahead, so "later" means beyond that.
@@ -285,8 +310,13 @@ describe('the pfws-verify CLI', () => {
       [dice!, 'ack signature', (r) => (r.verifierPayload.ack.rngIndex += 1), /✗ ack-signature: ackHash does not match/],
       [dice!, 'rng reveal', (r) => (r.verifierPayload.rngReveal = 'ef'.repeat(32)), /✗ rng-reveal: sha256\^/],
       [dice!, 'root', (r) => (r.anchor.betLogRoot = 'ab'.repeat(32)), /✗ inclusion/],
-      [dice!, 'commit signature', (r) => (r.anchor.commitSignature = r.anchor.commitSignature.slice(0, -2) + '11'), /✗ on-chain-commit/],
-      [sweeper, 'mine column', (r) => (r.verifierPayload.betLogEntry.turns[0].mineColumn = (r.verifierPayload.betLogEntry.turns[0].mineColumn + 1) % 4), /✗ (bet-log-entry|entry-hash)/],
+      [dice!, 'commit signature', (r) => (r.anchor.commitSignature = `${r.anchor.commitSignature.slice(0, -2)}11`), /✗ on-chain-commit/],
+      [
+        sweeper,
+        'mine column',
+        (r) => (r.verifierPayload.betLogEntry.turns[0].mineColumn = (r.verifierPayload.betLogEntry.turns[0].mineColumn + 1) % 4),
+        /✗ (bet-log-entry|entry-hash)/,
+      ],
       [sweeper, 'sweeper payout', (r) => (r.result.payoutMicro = '1'), /✗ payout/],
     ];
     for (const [id, what, change, reason] of cases) {

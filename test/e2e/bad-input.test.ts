@@ -26,7 +26,10 @@ interface Operation {
 
 async function operations(): Promise<Operation[]> {
   const doc = (await (await fetch(`${svc.api}/docs/json`)).json()) as {
-    paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content: Record<string, { schema: { properties?: object } }> } }>>;
+    paths: Record<
+      string,
+      Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content: Record<string, { schema: { properties?: object } }> } }>
+    >;
   };
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -46,22 +49,45 @@ async function operations(): Promise<Operation[]> {
 }
 
 // Values that look almost right, and real keys of the player, are the ones that reach deepest into a handler.
-const nearMissOf = (known: string[]) => fc.oneof(
-  fc.constantFrom(...known),
-  fc.constantFrom('', ' ', '0', '-1', '1e309', '-1e309', '9007199254740993', '1.5', '0x10', 'NaN', 'null', 'true', '{}', '[]', '\u0000', '💣', 'a'.repeat(600), 'easy', 'under', 'over'),
-  fc.stringMatching(/^[0-9a-f]{64}$/),
-  fc.stringMatching(/^[0-9a-fA-F]{0,70}$/),
-  fc.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{30,46}$/),
-  fc.string(),
-);
-const anyValueOf = (nearMiss: fc.Arbitrary<string>) => fc.oneof(
-  nearMiss,
-  fc.constantFrom(0, -0, -1, 1, 0.1234567, 1e21, Number.MAX_SAFE_INTEGER, -1e-7, 99.99, 10_000, null, true, false),
-  fc.double(),
-  fc.integer(),
-  fc.array(fc.jsonValue(), { maxLength: 3 }),
-  fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue(), { maxKeys: 3 }),
-);
+const nearMissOf = (known: string[]) =>
+  fc.oneof(
+    fc.constantFrom(...known),
+    fc.constantFrom(
+      '',
+      ' ',
+      '0',
+      '-1',
+      '1e309',
+      '-1e309',
+      '9007199254740993',
+      '1.5',
+      '0x10',
+      'NaN',
+      'null',
+      'true',
+      '{}',
+      '[]',
+      '\u0000',
+      '💣',
+      'a'.repeat(600),
+      'easy',
+      'under',
+      'over',
+    ),
+    fc.stringMatching(/^[0-9a-f]{64}$/),
+    fc.stringMatching(/^[0-9a-fA-F]{0,70}$/),
+    fc.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{30,46}$/),
+    fc.string(),
+  );
+const anyValueOf = (nearMiss: fc.Arbitrary<string>) =>
+  fc.oneof(
+    nearMiss,
+    fc.constantFrom(0, -0, -1, 1, 0.1234567, 1e21, Number.MAX_SAFE_INTEGER, -1e-7, 99.99, 10_000, null, true, false),
+    fc.double(),
+    fc.integer(),
+    fc.array(fc.jsonValue(), { maxLength: 3 }),
+    fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue(), { maxKeys: 3 }),
+  );
 
 function bodyFor(op: Operation, anyValue: fc.Arbitrary<unknown>) {
   return fc.oneof(
@@ -125,7 +151,7 @@ describe('hostile input on every route', () => {
     }
   });
 
-  it('valid bodies with one or two fields broken reach each handler\'s own checks, and still never a 500', { timeout: 180_000 }, async () => {
+  it("valid bodies with one or two fields broken reach each handler's own checks, and still never a 500", { timeout: 180_000 }, async () => {
     const nearMiss = nearMissOf([player.session.publicKey, player.address]);
     const anyValue = anyValueOf(nearMiss);
     const dice = await player.prepareDice();
@@ -137,11 +163,19 @@ describe('hostile input on every route', () => {
       '/protocol/v1/dice/prepare': { commitment: dice.commitment, sessionPubkey: player.session.publicKey, direction: 'under', target: 50, wager: 1 },
       '/protocol/v1/dice/commit': { ...dice.res.body, sessionSignature: player.signHash(dice.res.body.betPayloadHash) },
       '/protocol/v1/dice/reveal': {
-        betPayloadHash: committed.res.body.betPayloadHash, clientSeedRaw: committed.clientSeedRaw, sessionSignature: player.signText(commit.body.ack.revealMessage),
+        betPayloadHash: committed.res.body.betPayloadHash,
+        clientSeedRaw: committed.clientSeedRaw,
+        sessionSignature: player.signText(commit.body.ack.revealMessage),
       },
       '/protocol/v1/dice/recovery-seed': { betPayloadHash: committed.res.body.betPayloadHash, clientSeedRaw: committed.clientSeedRaw },
       '/protocol/v1/sweeper/ticket': { mode: 'hard', sessionPubkey: player.session.publicKey, wager: 1 },
-      '/protocol/v1/sweeper/choice/prepare': { ticketId: ticket, commitment: choice.commitment, sessionPubkey: player.session.publicKey, row: 0, choiceColumn: 1 },
+      '/protocol/v1/sweeper/choice/prepare': {
+        ticketId: ticket,
+        commitment: choice.commitment,
+        sessionPubkey: player.session.publicKey,
+        row: 0,
+        choiceColumn: 1,
+      },
       '/protocol/v1/sweeper/cashout/prepare': { ticketId: ticket, commitment: choice.commitment, sessionPubkey: player.session.publicKey },
       '/protocol/v1/sweeper/commit': { ...choice.res.body, sessionSignature: player.signHash(choice.res.body.betPayloadHash) },
       '/protocol/v1/player/setup-transaction': { amount: 1, sessionPubkey: player.session.publicKey },

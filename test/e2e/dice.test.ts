@@ -74,10 +74,21 @@ describe('a dice bet, prepare → commit → reveal', () => {
     });
     expect(receipt.payout).toBe(Number(recomputed.payout) / 1e6);
     expect(receipt.profit).toBeCloseTo(Number(recomputed.payout) / 1e6 - 2.5, 6);
-    expect(receipt.anchor).toMatchObject({ status: 'pending_commit', betLogEntryHash: reveal.betLogEntryHash, betLogRoot: null, betLogIndex: null, betLogProof: [] });
+    expect(receipt.anchor).toMatchObject({
+      status: 'pending_commit',
+      betLogEntryHash: reveal.betLogEntryHash,
+      betLogRoot: null,
+      betLogIndex: null,
+      betLogProof: [],
+    });
     for (const key of ['input', 'result', 'proof', 'verifierPayload', 'createdAt']) expect(receipt).toHaveProperty(key);
     expect(JSON.stringify(receipt)).not.toContain(player.address);
-    expect(receipt.verifierPayload).toMatchObject({ betPayload: payload, commitSignature: expect.any(String), revealSignature: expect.any(String), clientSeedRaw });
+    expect(receipt.verifierPayload).toMatchObject({
+      betPayload: payload,
+      commitSignature: expect.any(String),
+      revealSignature: expect.any(String),
+      clientSeedRaw,
+    });
   });
 
   it('unknown receipts are RECEIPT_NOT_FOUND', async () => {
@@ -110,7 +121,12 @@ describe('amounts', () => {
 describe('rejections change nothing', () => {
   it('INVALID_BET_AMOUNT for a non-positive, non-finite or over-precise wager', async () => {
     const player = await newPlayer(20);
-    const missing = await player.post('/protocol/v1/dice/prepare', { commitment: player.newSeed().commitment, sessionPubkey: player.session.publicKey, direction: 'under', target: 50 });
+    const missing = await player.post('/protocol/v1/dice/prepare', {
+      commitment: player.newSeed().commitment,
+      sessionPubkey: player.session.publicKey,
+      direction: 'under',
+      target: 50,
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe('INVALID_BET_AMOUNT');
     for (const wager of [0, -1, 1.0000001, 'abc', 'Infinity', '-1', '0', '1.0000001', null, true, {}]) {
@@ -172,7 +188,7 @@ describe('rejections change nothing', () => {
     expect(status.nonces.bet).toBe(0);
   });
 
-  it('rejects bad commit bodies: wrong signature, changed payload, another wallet\'s bet, reused commitment, expiry', async () => {
+  it("rejects bad commit bodies: wrong signature, changed payload, another wallet's bet, reused commitment, expiry", async () => {
     const player = await newPlayer(20);
     const other = await newPlayer(20);
     const p = await player.prepareDice();
@@ -269,7 +285,7 @@ describe('idempotency and concurrency', () => {
 });
 
 describe('fairness of index assignment', () => {
-  it('a prepared bet learns nothing from other players\' reveals: its index is given at commit, above every disclosed one', async () => {
+  it("a prepared bet learns nothing from other players' reveals: its index is given at commit, above every disclosed one", async () => {
     const holder = await newPlayer(10);
     const others = await newPlayer(50);
     const p = await holder.prepareDice();

@@ -19,7 +19,19 @@ describe('config and house', () => {
   it('publishes the chain objects and operator keys', async () => {
     const { status, body } = await http('GET', `${svc.api}/protocol/v1/config`);
     expect(status).toBe(200);
-    for (const field of ['cluster', 'rpcUrl', 'usdcMint', 'vaultAuthority', 'vaultTokenAccount', 'operatorPublicKey', 'ackPublicKey', 'memoProgram', 'lpMint', 'rngChainHead', 'explorerBaseUrl']) {
+    for (const field of [
+      'cluster',
+      'rpcUrl',
+      'usdcMint',
+      'vaultAuthority',
+      'vaultTokenAccount',
+      'operatorPublicKey',
+      'ackPublicKey',
+      'memoProgram',
+      'lpMint',
+      'rngChainHead',
+      'explorerBaseUrl',
+    ]) {
       expect(body).toHaveProperty(field);
     }
     expect(body.cluster).toBe('localnet');
@@ -33,7 +45,23 @@ describe('config and house', () => {
   it('returns every field of the house object, live', async () => {
     const { status, body } = await http('GET', `${svc.api}/house`);
     expect(status).toBe(200);
-    const fields = ['totalValue', 'baseBankroll', 'gameNet', 'volume', 'apr', 'maxExposure', 'utilization', 'totalStaked', 'sharePrice', 'activeReserve', 'idleReserve', 'deployableToYield', 'maxBet', 'maxPayout', 'openExposure'];
+    const fields = [
+      'totalValue',
+      'baseBankroll',
+      'gameNet',
+      'volume',
+      'apr',
+      'maxExposure',
+      'utilization',
+      'totalStaked',
+      'sharePrice',
+      'activeReserve',
+      'idleReserve',
+      'deployableToYield',
+      'maxBet',
+      'maxPayout',
+      'openExposure',
+    ];
     for (const f of fields) expect(typeof body.house[f]).toBe('number');
     expect(body.house.strategy).toBe('cash');
     expect(body.house.totalValue).toBe(1_000_000);
@@ -127,7 +155,7 @@ describe('wallet errors', () => {
   });
 
   it('INVALID_WALLET_ADDRESS for a malformed address', async () => {
-    for (const bad of ['abc', '0OIl' + 'x'.repeat(40), '11111111111111111111111111111111111111111111111']) {
+    for (const bad of ['abc', `0OIl${'x'.repeat(40)}`, '11111111111111111111111111111111111111111111111']) {
       const res = await http('GET', `${svc.api}/wallet/challenge?wallet=${bad}`);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('INVALID_WALLET_ADDRESS');
@@ -186,7 +214,9 @@ describe('wallet errors', () => {
     const host = `localhost:${new URL(svc.api).port}`;
     expect(c.message.split('\n').slice(0, 2)).toEqual([`${host} wants you to sign in with your Solana account:`, kp.publicKey]);
     expect(c.message).toContain(`\nURI: http://${host}\n`);
-    const spoofed = await fetch(`${svc.api}/wallet/challenge?wallet=${kp.publicKey}`, { headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+    const spoofed = await fetch(`${svc.api}/wallet/challenge?wallet=${kp.publicKey}`, {
+      headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+    });
     expect(((await spoofed.json()) as { message: string }).message).toMatch(new RegExp(`^${host} wants you`));
     const ttl = Date.parse(c.expiresAt) - Date.now();
     expect(ttl).toBeGreaterThan(4 * 60_000);
@@ -243,7 +273,7 @@ describe('generic errors', () => {
     }
   });
 
-  it('wrong JSON types are the route\'s request error, never coerced', async () => {
+  it("wrong JSON types are the route's request error, never coerced", async () => {
     const kp = newKeypair();
     const res = await http('POST', `${svc.api}/wallet/session`, { walletAddress: kp.publicKey, message: 12345, signature: true });
     expect(res.status).toBe(400);
@@ -252,7 +282,12 @@ describe('generic errors', () => {
 
   it('the faucet refuses amounts the chain cannot take, without a 500', async () => {
     const kp = newKeypair();
-    for (const body of [{ wallet: kp.publicKey, sol: 1e-7 }, { wallet: kp.publicKey, sol: '1e400' }, { wallet: kp.publicKey, usdc: -1 }, { wallet: kp.publicKey, usdc: 'five' }]) {
+    for (const body of [
+      { wallet: kp.publicKey, sol: 1e-7 },
+      { wallet: kp.publicKey, sol: '1e400' },
+      { wallet: kp.publicKey, usdc: -1 },
+      { wallet: kp.publicKey, usdc: 'five' },
+    ]) {
       const res = await http('POST', `${svc.api}/dev/faucet`, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('INVALID_REQUEST');

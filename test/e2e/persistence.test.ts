@@ -40,7 +40,7 @@ describe('restart', () => {
     expect(second.commit.ack.rngChainHead).toBe(first.commit.ack.rngChainHead);
   });
 
-  it('refuses to start on a Redis prefix that holds another chain\'s ledger', async () => {
+  it("refuses to start on a Redis prefix that holds another chain's ledger", async () => {
     const prefix = svc.env.REDIS_PREFIX!;
     await expect(startTestService({}, undefined, prefix)).rejects.toThrow(/holds the ledger of another chain/);
   });

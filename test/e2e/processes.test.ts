@@ -101,8 +101,13 @@ describe('config', () => {
   it('embedded defaults with nothing set', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      PORT: 8080, REDIS_URL: 'redis://127.0.0.1:6379', localnet: true, cluster: 'localnet', roles: ['api', 'indexer', 'worker'],
-      INDEXER_COMMITMENT: 'confirmed', TRUST_PROXY: 'false',
+      PORT: 8080,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      localnet: true,
+      cluster: 'localnet',
+      roles: ['api', 'indexer', 'worker'],
+      INDEXER_COMMITMENT: 'confirmed',
+      TRUST_PROXY: 'false',
     });
     // Against a real cluster, credits and anchors wait for finalized blocks unless told otherwise.
     const keys = { USDC_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', LP_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', KEYS_DIR: '/keys' };

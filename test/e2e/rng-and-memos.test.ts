@@ -46,7 +46,10 @@ describe('RNG chain rollover', () => {
     const rpc = createSolanaRpc(svc.rpcUrl);
     const anchor = svc.wiring.operator.anchor.publicKey;
     const memos = await rpc.getSignaturesForAddress(address(anchor)).send();
-    const committed = memos.map((m) => /pfws:v1:rng-head:\d+:[0-9a-f]{64}/.exec(m.memo ?? '')?.[0]).filter(Boolean).map((m) => parseMemo(m!));
+    const committed = memos
+      .map((m) => /pfws:v1:rng-head:\d+:[0-9a-f]{64}/.exec(m.memo ?? '')?.[0])
+      .filter(Boolean)
+      .map((m) => parseMemo(m!));
     expect(committed.map((m) => (m as { headHex: string }).headHex)).toEqual(expect.arrayContaining([first, second]));
   });
 });

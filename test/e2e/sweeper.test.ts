@@ -61,7 +61,15 @@ describe('full games', () => {
     const player = await newPlayer(20);
     const open = await player.openTicket('medium', 2);
     expect(open.status).toBe(200);
-    expect(open.body.ticket).toMatchObject({ status: 'running', mode: 'medium', betAmount: 2, rowsWon: 0, payout: 0, choices: [], serverSeedHash: config.rngChainHead });
+    expect(open.body.ticket).toMatchObject({
+      status: 'running',
+      mode: 'medium',
+      betAmount: 2,
+      rowsWon: 0,
+      payout: 0,
+      choices: [],
+      serverSeedHash: config.rngChainHead,
+    });
     // resultColumns and endedAt appear as rows are revealed and the ticket ends (contract), not at open.
     expect(open.body.ticket).not.toHaveProperty('resultColumns');
     expect(open.body.ticket).not.toHaveProperty('endedAt');
@@ -124,7 +132,13 @@ describe('rejections change nothing', () => {
   async function snapshot(player: Player) {
     const status = (await player.get('/protocol/v1/player/status')).body;
     const session = (await player.get('/protocol/v1/sweeper/session')).body;
-    return { balance: status.balance, nonce: status.nonces.bet, staked: status.stakedInPlay, active: session.activeTicket?.id ?? null, rows: session.activeTicket?.rowsWon ?? null };
+    return {
+      balance: status.balance,
+      nonce: status.nonces.bet,
+      staked: status.stakedInPlay,
+      active: session.activeTicket?.id ?? null,
+      rows: session.activeTicket?.rowsWon ?? null,
+    };
   }
 
   it('rejects bad tickets', async () => {
@@ -152,7 +166,13 @@ describe('rejections change nothing', () => {
     expect(second.body.error.code).toBe('GAME_INPUT_REJECTED');
     const before = await snapshot(player);
 
-    for (const [row, col] of [[1, 0], [0, 4], [0, -1], [0, 1.5], ['0', 0]] as const) {
+    for (const [row, col] of [
+      [1, 0],
+      [0, 4],
+      [0, -1],
+      [0, 1.5],
+      ['0', 0],
+    ] as const) {
       const p = await player.prepareChoice(ticketId, row, col);
       expect(p.res.body.error.code, `${row}/${col}`).toBe('GAME_INPUT_REJECTED');
     }
@@ -215,7 +235,9 @@ describe('idempotency, concurrency and recovery', () => {
     const ticketId = (await player.openTicket('easy', 1)).body.ticket.id;
     const p = await player.prepareChoice(ticketId, 0, 1);
     const c = await player.commitSweeper(p.res.body);
-    expect((await player.post('/protocol/v1/dice/recovery-seed', { betPayloadHash: p.res.body.betPayloadHash, clientSeedRaw: p.clientSeedRaw })).status).toBe(200);
+    expect((await player.post('/protocol/v1/dice/recovery-seed', { betPayloadHash: p.res.body.betPayloadHash, clientSeedRaw: p.clientSeedRaw })).status).toBe(
+      200,
+    );
     const session = (await player.get('/protocol/v1/sweeper/session')).body;
     expect(session.activeTicket.pendingTurn).toMatchObject({ status: 'awaiting_reveal', betPayloadHash: p.res.body.betPayloadHash });
     expect(session.activeTicket.pendingTurn.ack.ackHash).toBe(c.body.ack.ackHash);

@@ -173,7 +173,13 @@ export class Player {
 
   async prepareChoice(ticketId: string, row: unknown, choiceColumn: unknown) {
     const seed = this.newSeed();
-    const res = await this.post('/protocol/v1/sweeper/choice/prepare', { ticketId, commitment: seed.commitment, sessionPubkey: this.session.publicKey, row, choiceColumn });
+    const res = await this.post('/protocol/v1/sweeper/choice/prepare', {
+      ticketId,
+      commitment: seed.commitment,
+      sessionPubkey: this.session.publicKey,
+      row,
+      choiceColumn,
+    });
     return { ...seed, res };
   }
 

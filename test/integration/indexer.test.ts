@@ -80,7 +80,7 @@ describe('exactly-once crediting', () => {
 });
 
 describe('attacks are never credited', () => {
-  it('an attacker\'s setup memo naming the victim authorizes nothing', async () => {
+  it("an attacker's setup memo naming the victim authorizes nothing", async () => {
     const victim = await funded(10);
     const attacker = await funded(10);
     const attackerKey = newKeypair();
@@ -105,7 +105,10 @@ describe('attacks are never credited', () => {
     // The victim pays in, and the attacker's own memo claims it.
     await send(attacker.signer, [await transferIx(victim.signer, 500_000n), memoInstruction(`pfws:v1:deposit:${attacker.address}`, [attacker.signer])]);
     // A memo with two signers is not a sole-signer memo.
-    await send(victim.signer, [await transferIx(victim.signer, 250_000n), memoInstruction(`pfws:v1:deposit:${victim.address}`, [victim.signer, attacker.signer])]);
+    await send(victim.signer, [
+      await transferIx(victim.signer, 250_000n),
+      memoInstruction(`pfws:v1:deposit:${victim.address}`, [victim.signer, attacker.signer]),
+    ]);
     await tailAddress(deps, vault);
     await tailAddress(deps, victim.address);
     await tailAddress(deps, attacker.address);
@@ -133,7 +136,7 @@ describe('attacks are never credited', () => {
     expect(await unattributed()).toBe(before);
   });
 
-  it('a transfer wrapped inside another program\'s instruction stays unattributed', async () => {
+  it("a transfer wrapped inside another program's instruction stays unattributed", async () => {
     // ATA RecoverNested moves tokens from a nested ATA into the wallet's ATA (here the vault) by an inner TransferChecked.
     const keeper = svc.wiring.operator.keeper.signer;
     const faucet = svc.wiring.faucet!.signer;
@@ -165,7 +168,14 @@ describe('key authorizations', () => {
     const wallet = newKeypair().publicKey;
     const key = newKeypair().publicKey;
     const status = async () => (await svc.wiring.stores.ledger.sessionKey(wallet, key))?.status;
-    const item = (kind: 'setup' | 'revoke', slot: number, n: number) => ({ key: `test-${wallet}-${n}`, kind, signature: `sig${n}`, slot, wallet, sessionPubkey: key });
+    const item = (kind: 'setup' | 'revoke', slot: number, n: number) => ({
+      key: `test-${wallet}-${n}`,
+      kind,
+      signature: `sig${n}`,
+      slot,
+      wallet,
+      sessionPubkey: key,
+    });
     const at = new Date().toISOString();
     await svc.wiring.stores.ledger.applyChainItem(item('setup', 10, 1), at);
     expect(await status()).toBe('active');

@@ -58,7 +58,25 @@ describe('localnet: hostile input', () => {
     const value = fc.oneof(
       scalar,
       fc.array(scalar, { maxLength: 4 }),
-      fc.dictionary(fc.constantFrom('encoding', 'limit', 'before', 'until', 'commitment', 'dataSlice', 'skipPreflight', 'sigVerify', 'replaceRecentBlockhash', 'maxSupportedTransactionVersion', 'minContextSlot', 'accounts', 'mint', 'programId'), scalar),
+      fc.dictionary(
+        fc.constantFrom(
+          'encoding',
+          'limit',
+          'before',
+          'until',
+          'commitment',
+          'dataSlice',
+          'skipPreflight',
+          'sigVerify',
+          'replaceRecentBlockhash',
+          'maxSupportedTransactionVersion',
+          'minContextSlot',
+          'accounts',
+          'mint',
+          'programId',
+        ),
+        scalar,
+      ),
     );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...METHODS), fc.oneof(fc.array(value, { maxLength: 3 }), value), async (method, params) => {

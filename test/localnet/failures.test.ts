@@ -130,7 +130,7 @@ describe('localnet: failing, stale and duplicate transactions', () => {
     const res = await raw(net.ln.url, 'sendTransaction', [tx.wire, { encoding: 'base64' }]);
     expect(res.error?.code).toBe(-32002);
     expect(res.error?.message).toBe('Transaction simulation failed: This transaction has already been processed');
-    expect((res.error?.data as { err: unknown }).err).toBe('AlreadyProcessed');
+    expect((res.error!.data as { err: unknown }).err).toBe('AlreadyProcessed');
     const e = await expectRejected(rpc.sendTransaction(tx.wire, { encoding: 'base64' }).send());
     if (isSolanaError(e)) expect(isSolanaError(e.cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED)).toBe(true);
     else throw e;
@@ -160,7 +160,7 @@ describe('localnet: failing, stale and duplicate transactions', () => {
     const res = await raw(net.ln.url, 'sendTransaction', [tx.wire, { encoding: 'base64' }]);
     expect(res.error?.code).toBe(-32002);
     expect(res.error?.message).toBe('Transaction simulation failed: Attempt to debit an account but found no record of a prior credit.');
-    expect((res.error?.data as { err: unknown }).err).toBe('AccountNotFound');
+    expect((res.error!.data as { err: unknown }).err).toBe('AccountNotFound');
     expect(await rpc.sendTransaction(tx.wire, { encoding: 'base64', skipPreflight: true }).send()).toBe(tx.signature);
     expect((await rpc.getSignatureStatuses([tx.signature]).send()).value).toEqual([null]);
   });
@@ -215,7 +215,7 @@ describe('localnet: blockhash lifetimes', () => {
     expect((await rpc.isBlockhashValid(latest.value.blockhash).send()).value).toBe(false);
     const res = await raw(net.ln.url, 'sendTransaction', [stale.wire, { encoding: 'base64' }]);
     expect(res.error?.code).toBe(-32002);
-    expect((res.error?.data as { err: unknown }).err).toBe('BlockhashNotFound');
+    expect((res.error!.data as { err: unknown }).err).toBe('BlockhashNotFound');
 
     const next = await rpc.getLatestBlockhash().send();
     expect(next.value.blockhash).not.toBe(latest.value.blockhash);

@@ -198,9 +198,7 @@ describe('localnet: RPC method conformance (as parsed by kit)', () => {
     const { rpc } = net;
     const dest = await generateKeyPairSigner();
     const ok = await buildTx(rpc, payer, [memoIx('sim'), getTransferSolInstruction({ source: payer, destination: dest.address, amount: 1_000_000_000n })]);
-    const sim = await rpc
-      .simulateTransaction(ok.wire, { encoding: 'base64', accounts: { addresses: [dest.address], encoding: 'base64' } })
-      .send();
+    const sim = await rpc.simulateTransaction(ok.wire, { encoding: 'base64', accounts: { addresses: [dest.address], encoding: 'base64' } }).send();
     expect(sim.value.err).toBeNull();
     expect(sim.value.logs).toContain('Program log: sim');
     expect(sim.value.unitsConsumed).toBeGreaterThan(0n);
@@ -290,8 +288,12 @@ describe('localnet: JSON-RPC envelope', () => {
     expect(badParams.id).toBe('a');
     expect(((await post('{"jsonrpc":"2.0","id":1,"method":"getBalance","params":{"a":1}}')).json as { error: { code: number } }).error.code).toBe(-32602);
     expect(((await post('{"jsonrpc":"2.0","id":1,"method":"getBalance"}')).json as { error: { code: number } }).error.code).toBe(-32602);
-    expect(((await post('{"jsonrpc":"2.0","id":1,"method":"getSignatureStatuses","params":[[1,2]]}')).json as { error: { code: number } }).error.code).toBe(-32602);
-    expect(((await post('{"jsonrpc":"2.0","id":1,"method":"getMultipleAccounts","params":["x"]}')).json as { error: { code: number } }).error.code).toBe(-32602);
+    expect(((await post('{"jsonrpc":"2.0","id":1,"method":"getSignatureStatuses","params":[[1,2]]}')).json as { error: { code: number } }).error.code).toBe(
+      -32602,
+    );
+    expect(((await post('{"jsonrpc":"2.0","id":1,"method":"getMultipleAccounts","params":["x"]}')).json as { error: { code: number } }).error.code).toBe(
+      -32602,
+    );
     expect(((await post('{"jsonrpc":"2.0","id":1,"method":"getAccountInfo","params":[null]}')).json as { error: { code: number } }).error.code).toBe(-32602);
     expect(((await post('{"jsonrpc":"2.0","id":1,"method":"getTransaction","params":["zz"]}')).json as { error: { code: number } }).error.code).toBe(-32602);
     expect(((await post('{"jsonrpc":"2.0","id":1,"method":"constructor"}')).json as { error: { code: number } }).error.code).toBe(-32601);

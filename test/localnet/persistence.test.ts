@@ -72,9 +72,7 @@ async function observe(rpc: Rpc, w: World): Promise<unknown> {
     payerSigs: await rpc.getSignaturesForAddress(w.payer.address).send(),
     friendSigs: await rpc.getSignaturesForAddress(w.friend, { limit: 3 }).send(),
     statuses: (await rpc.getSignatureStatuses([...w.sigs, w.failedSig]).send()).value,
-    txs: await Promise.all(
-      [...w.sigs, w.failedSig].map((s) => rpc.getTransaction(s, { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }).send()),
-    ),
+    txs: await Promise.all([...w.sigs, w.failedSig].map((s) => rpc.getTransaction(s, { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }).send())),
     genesis: await rpc.getGenesisHash().send(),
     count: await rpc.getTransactionCount().send(),
   };
@@ -112,7 +110,7 @@ describe('localnet: persistence', () => {
       expect(await rpc2.sendTransaction(oldTx.wire, { encoding: 'base64' }).send()).toBe(oldTx.signature);
       // And the duplicate check survives the restart.
       const dup = await raw(second.url, 'sendTransaction', [landed.wire, { encoding: 'base64' }]);
-      expect((dup.error?.data as { err: unknown }).err).toBe('AlreadyProcessed');
+      expect((dup.error!.data as { err: unknown }).err).toBe('AlreadyProcessed');
 
       const newest = await rpc2.getSignaturesForAddress(world.payer.address, { limit: 2 }).send();
       expect(newest.map((s) => s.signature)).toEqual([oldTx.signature, landed.signature]);
@@ -150,7 +148,12 @@ describe('localnet: persistence', () => {
         await recovered.close();
       }
       // Recovery re-snapshots, so a second start has nothing to replay.
-      const again = await startLocalnet({ port: 0, dataDir: crashCopy, slotIntervalMs: 60_000, logger: { info() {}, warn: () => warnings.push('again'), error() {} } });
+      const again = await startLocalnet({
+        port: 0,
+        dataDir: crashCopy,
+        slotIntervalMs: 60_000,
+        logger: { info() {}, warn: () => warnings.push('again'), error() {} },
+      });
       warnings.length = 0;
       try {
         expect(await observe(createSolanaRpc(again.url) as Rpc, world)).toEqual(expected);
@@ -179,7 +182,12 @@ describe('localnet: persistence', () => {
       expect((await stat(join(dataDir, 'snapshot.bin'))).mtimeMs).toBeGreaterThan(genesisSnapshot.mtimeMs);
       await cp(dataDir, crashCopy, { recursive: true });
       const warnings: unknown[] = [];
-      const copy = await startLocalnet({ port: 0, dataDir: crashCopy, slotIntervalMs: 60_000, logger: { info() {}, warn: (...a: unknown[]) => warnings.push(a), error() {} } });
+      const copy = await startLocalnet({
+        port: 0,
+        dataDir: crashCopy,
+        slotIntervalMs: 60_000,
+        logger: { info() {}, warn: (...a: unknown[]) => warnings.push(a), error() {} },
+      });
       try {
         expect((await createSolanaRpc(copy.url).getBalance(payer.address).send()).value).toBe(balance);
         expect(warnings).toEqual([]);
@@ -214,7 +222,9 @@ describe('localnet: persistence', () => {
     const second = await startLocalnet({ port: 0, dataDir, slotIntervalMs: 60_000 });
     const rpc2 = createSolanaRpc(second.url) as Rpc;
     expect((await stat(log)).size).toBe(size);
-    expect((await rpc2.getTransaction(sig, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send())?.meta?.logMessages).toContain('Program log: before tear');
+    expect((await rpc2.getTransaction(sig, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send())?.meta?.logMessages).toContain(
+      'Program log: before tear',
+    );
     const after = await sendIxs(rpc2, payer, [memoIx('after tear')]);
     await second.close();
 

@@ -171,7 +171,12 @@ describe('localnet: SPL token flow with memos', () => {
       program: 'spl-token',
       parsed: {
         type: 'mintToChecked',
-        info: { mint: mint.address, account: payerAta, mintAuthority: payer.address, tokenAmount: { amount: '5000000', decimals: 6n, uiAmount: 5n, uiAmountString: '5' } },
+        info: {
+          mint: mint.address,
+          account: payerAta,
+          mintAuthority: payer.address,
+          tokenAmount: { amount: '5000000', decimals: 6n, uiAmount: 5n, uiAmountString: '5' },
+        },
       },
     });
     const inner = tx.meta?.innerInstructions ?? [];

@@ -134,16 +134,24 @@ describe('dice rules', () => {
     expect(dicePayout(3n, 19_803n)).toBe(5n);
   });
 
-  it('never pays more than the bet\'s maximum payout, which maxPayout bounds', () => {
+  it("never pays more than the bet's maximum payout, which maxPayout bounds", () => {
     fc.assert(
-      fc.property(hex32, hex32, hex32, fc.integer({ min: 100, max: 9800 }), fc.boolean(), fc.bigInt({ min: 1n, max: 10n ** 12n }), (s, seed, hash, c, under, wager) => {
-        const direction = under ? 'under' : 'over';
-        const targetBps = under ? c : 9999 - c;
-        const outcome = settleDice({ rngValueHex: s, clientSeedRaw: seed, betPayloadHash: hash, direction, targetBps, wagerMicro: wager });
-        const maxPayout = dicePayout(wager, diceMultiplierBps(c));
-        expect(outcome.payout === 0n || outcome.payout === maxPayout).toBe(true);
-        expect(outcome.won).toBe(under ? outcome.roll < targetBps : outcome.roll > targetBps);
-      }),
+      fc.property(
+        hex32,
+        hex32,
+        hex32,
+        fc.integer({ min: 100, max: 9800 }),
+        fc.boolean(),
+        fc.bigInt({ min: 1n, max: 10n ** 12n }),
+        (s, seed, hash, c, under, wager) => {
+          const direction = under ? 'under' : 'over';
+          const targetBps = under ? c : 9999 - c;
+          const outcome = settleDice({ rngValueHex: s, clientSeedRaw: seed, betPayloadHash: hash, direction, targetBps, wagerMicro: wager });
+          const maxPayout = dicePayout(wager, diceMultiplierBps(c));
+          expect(outcome.payout === 0n || outcome.payout === maxPayout).toBe(true);
+          expect(outcome.won).toBe(under ? outcome.roll < targetBps : outcome.roll > targetBps);
+        },
+      ),
     );
   });
 });
@@ -178,7 +186,14 @@ describe('commitments, acks and memos', () => {
     const seed = new Uint8Array(32).fill(9);
     const pub = toBase58(ed25519PublicKey(seed));
     const ack = signAck(
-      { betPayloadHash: 'ab'.repeat(32), betNonce: 3, rngIndex: 17, rngChainHead: 'cd'.repeat(32), committedAt: '2026-01-01T00:00:00.000Z', revealDeadline: '2026-01-02T00:00:00.000Z' },
+      {
+        betPayloadHash: 'ab'.repeat(32),
+        betNonce: 3,
+        rngIndex: 17,
+        rngChainHead: 'cd'.repeat(32),
+        committedAt: '2026-01-01T00:00:00.000Z',
+        revealDeadline: '2026-01-02T00:00:00.000Z',
+      },
       seed,
     );
     expect(ack.revealMessage).toBe(`pfws:v1:reveal:${'ab'.repeat(32)}:${ack.ackHash}`);
@@ -194,8 +209,13 @@ describe('commitments, acks and memos', () => {
     expect(parseMemo(`pfws:v1:deposit:${wallet}`)).toEqual({ kind: 'deposit', wallet });
     expect(parseMemo('hello')).toBeNull();
     const memo = {
-      entryCount: 12, betLogRoot: 'aa'.repeat(32), stateRoot: 'bb'.repeat(32), totalLiabilities: 123456789n,
-      rngIndex: 9, rngRevealHex: 'cc'.repeat(32), manifestHash: 'dd'.repeat(32),
+      entryCount: 12,
+      betLogRoot: 'aa'.repeat(32),
+      stateRoot: 'bb'.repeat(32),
+      totalLiabilities: 123456789n,
+      rngIndex: 9,
+      rngRevealHex: 'cc'.repeat(32),
+      manifestHash: 'dd'.repeat(32),
     };
     expect(parseMemo(commitMemo(memo))).toEqual({ kind: 'commit', ...memo });
   });

@@ -3,15 +3,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MerkleTree } from 'merkletreejs';
 import { MemoryNodeStore, MerkleLog, type MerkleNode, type MerkleNodeStore } from '../../protocol/merkle-log.ts';
-import {
-  EMPTY_ROOT,
-  isConsistencyValid,
-  isInclusionValid,
-  leafHash,
-  rootFromLeafHashes,
-  verifyConsistency,
-  verifyInclusion,
-} from '../../protocol/merkle.ts';
+import { EMPTY_ROOT, isConsistencyValid, isInclusionValid, leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../protocol/merkle.ts';
 import { toHex, utf8 } from '../../protocol/encoding.ts';
 
 const sha = (...parts: Uint8Array[]): Uint8Array => {
@@ -44,9 +36,7 @@ function naive(d: Uint8Array[]) {
   const subproof = (m: number, lo: number, hi: number, b: boolean): Uint8Array[] => {
     if (m === hi - lo) return b ? [] : [mth(lo, hi)];
     const k = split(hi - lo);
-    return m <= k
-      ? [...subproof(m, lo, lo + k, b), mth(lo + k, hi)]
-      : [...subproof(m - k, lo + k, hi, false), mth(lo, lo + k)];
+    return m <= k ? [...subproof(m, lo, lo + k, b), mth(lo + k, hi)] : [...subproof(m - k, lo + k, hi, false), mth(lo, lo + k)];
   };
   return {
     root: (n: number) => mth(0, n),
@@ -55,8 +45,7 @@ function naive(d: Uint8Array[]) {
   };
 }
 
-const leaves = (n: number, tag = 'bet'): Uint8Array[] =>
-  Array.from({ length: n }, (_, i) => leafHash(utf8(`${tag} ${i}`)));
+const leaves = (n: number, tag = 'bet'): Uint8Array[] => Array.from({ length: n }, (_, i) => leafHash(utf8(`${tag} ${i}`)));
 const hexes = (xs: Uint8Array[]): string[] => xs.map((x) => toHex(x));
 
 describe('MerkleLog against the naive recursive definitions', () => {

@@ -60,25 +60,13 @@ describe('RFC 6962 vectors (transparency-dev/merkle)', () => {
 
   it.each(inclusion.map((f) => [f.slice(VECTORS.length), f]))('inclusion %s', (_name, file) => {
     const v = readVector(file);
-    const result = verifyInclusion(
-      b64(v.leafHash as string),
-      v.leafIdx as bigint,
-      v.treeSize as bigint,
-      proofOf(v),
-      b64(v.root as string),
-    );
+    const result = verifyInclusion(b64(v.leafHash as string), v.leafIdx as bigint, v.treeSize as bigint, proofOf(v), b64(v.root as string));
     expect(result.ok, JSON.stringify({ desc: v.desc, result })).toBe(v.wantErr !== true);
   });
 
   it.each(consistency.map((f) => [f.slice(VECTORS.length), f]))('consistency %s', (_name, file) => {
     const v = readVector(file);
-    const result = verifyConsistency(
-      v.size1 as bigint,
-      v.size2 as bigint,
-      proofOf(v),
-      b64(v.root1 as string),
-      b64(v.root2 as string),
-    );
+    const result = verifyConsistency(v.size1 as bigint, v.size2 as bigint, proofOf(v), b64(v.root1 as string), b64(v.root2 as string));
     expect(result.ok, JSON.stringify({ desc: v.desc, result })).toBe(v.wantErr !== true);
   });
 });
@@ -103,9 +91,7 @@ function refPath(m: number, d: Uint8Array[]): Uint8Array[] {
 function refSubproof(m: number, d: Uint8Array[], b: boolean): Uint8Array[] {
   if (m === d.length) return b ? [] : [mth(d)];
   const s = k(d.length);
-  return m <= s
-    ? [...refSubproof(m, d.slice(0, s), b), mth(d.slice(s))]
-    : [...refSubproof(m - s, d.slice(s), false), mth(d.slice(0, s))];
+  return m <= s ? [...refSubproof(m, d.slice(0, s), b), mth(d.slice(s))] : [...refSubproof(m - s, d.slice(s), false), mth(d.slice(0, s))];
 }
 
 const leaves = (n: number): Uint8Array[] => Array.from({ length: n }, (_, i) => leafHash(utf8(`entry ${i}`)));
@@ -133,7 +119,13 @@ describe('hashing', () => {
     expect(toHex(leafHash(Uint8Array.of(0)))).toBe('96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7');
     const a = leafHash(utf8('a'));
     const b = leafHash(utf8('b'));
-    expect(nodeHash(a, b)).toEqual(new Uint8Array(createHash('sha256').update(Buffer.concat([Buffer.of(1), a, b])).digest()));
+    expect(nodeHash(a, b)).toEqual(
+      new Uint8Array(
+        createHash('sha256')
+          .update(Buffer.concat([Buffer.of(1), a, b]))
+          .digest(),
+      ),
+    );
     expect(() => nodeHash(a, b.subarray(1))).toThrow(TypeError);
   });
 

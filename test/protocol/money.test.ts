@@ -17,12 +17,37 @@ describe('money', () => {
     expect(parseAmount(input)).toBe(micro);
   });
 
-  it.each([0, -1, -0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e-7, 0.1 + 0.2, 1.0000001, 1e21, '1e3', '', 'abc', 'NaN', 'Infinity', '-1', ' 1', '0', '0.0000001', '1.', '.5', '0x10', '9'.repeat(41), null, undefined, {}, true])(
-    'rejects %s',
-    (input) => {
-      expect(() => parseAmount(input)).toThrow(AmountError);
-    },
-  );
+  it.each([
+    0,
+    -1,
+    -0.5,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+    1e-7,
+    0.1 + 0.2,
+    1.0000001,
+    1e21,
+    '1e3',
+    '',
+    'abc',
+    'NaN',
+    'Infinity',
+    '-1',
+    ' 1',
+    '0',
+    '0.0000001',
+    '1.',
+    '.5',
+    '0x10',
+    '9'.repeat(41),
+    null,
+    undefined,
+    {},
+    true,
+  ])('rejects %s', (input) => {
+    expect(() => parseAmount(input)).toThrow(AmountError);
+  });
 
   it('accepts 0 only where a zero amount is allowed', () => {
     expect(parseNonNegativeAmount(0)).toBe(0n);

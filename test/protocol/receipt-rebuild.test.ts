@@ -6,7 +6,6 @@ import { buildDiceSettlement } from '../../protocol/dice-receipt.ts';
 import { buildSweeperSettlement } from '../../protocol/sweeper-receipt.ts';
 import type { RevealedVia } from '../../protocol/receipt.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: fixture JSON
 type Json = any;
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/verify/v1.json', import.meta.url), 'utf8')) as { receipts: Json[] };
 

@@ -31,18 +31,17 @@ function refTree(leaves: StateLeaf[]): [string, bigint] {
   const go = (ls: StateLeaf[]): [string, bigint] => {
     if (ls.length === 1) {
       const l = ls[0] as StateLeaf;
-      return [sha('00' + toHex(l.id) + u64(l.liability)), l.liability];
+      return [sha(`00${toHex(l.id)}${u64(l.liability)}`), l.liability];
     }
     const k = 2 ** Math.ceil(Math.log2(ls.length) - 1);
     const [hl, sl] = go(ls.slice(0, k));
     const [hr, sr] = go(ls.slice(k));
-    return [sha('01' + u64(sl) + u64(sr) + hl + hr), sl + sr];
+    return [sha(`01${u64(sl)}${u64(sr)}${hl}${hr}`), sl + sr];
   };
   return sorted.length === 0 ? [sha(''), 0n] : go(sorted);
 }
 
-const check = (tree: ReturnType<typeof buildStateTree>, p: StateProof) =>
-  verifyStateProof({ ...p, root: tree.root, total: tree.total });
+const check = (tree: ReturnType<typeof buildStateTree>, p: StateProof) => verifyStateProof({ ...p, root: tree.root, total: tree.total });
 
 describe('state tree byte format (hand-computed)', () => {
   const a = bytes('11'.repeat(32));
@@ -66,7 +65,7 @@ describe('state tree byte format (hand-computed)', () => {
 
   it('one leaf: root = sha256(0x00 ‖ id ‖ u64be(liability))', () => {
     const tree = buildStateTree([{ id: a, liability: 1_000_000n }]);
-    expect(toHex(tree.root)).toBe(sha('00' + '11'.repeat(32) + '00000000000f4240'));
+    expect(toHex(tree.root)).toBe(sha(`00${'11'.repeat(32)}00000000000f4240`));
     expect(tree.total).toBe(1_000_000n);
     const p = tree.proof(a);
     expect(p).toMatchObject({ index: 0, count: 1, proof: [] });
@@ -79,11 +78,11 @@ describe('state tree byte format (hand-computed)', () => {
       { id: a, liability: 5n },
       { id: b, liability: 0n },
     ]);
-    const la = sha('00' + '11'.repeat(32) + '0000000000000005');
-    const lb = sha('00' + '22'.repeat(32) + '0000000000000000');
-    const lc = sha('00' + '33'.repeat(32) + '0000000000000007');
-    const ab = sha('01' + '0000000000000005' + '0000000000000000' + la + lb);
-    const root = sha('01' + '0000000000000005' + '0000000000000007' + ab + lc);
+    const la = sha(`00${'11'.repeat(32)}0000000000000005`);
+    const lb = sha(`00${'22'.repeat(32)}0000000000000000`);
+    const lc = sha(`00${'33'.repeat(32)}0000000000000007`);
+    const ab = sha(`0100000000000000050000000000000000${la}${lb}`);
+    const root = sha(`0100000000000000050000000000000007${ab}${lc}`);
     expect(toHex(tree.root)).toBe(root);
     expect(tree.total).toBe(12n);
     expect(tree.leaves.map((l) => toHex(l.id).slice(0, 2))).toEqual(['11', '22', '33']);
@@ -104,7 +103,7 @@ describe('state tree byte format (hand-computed)', () => {
     const l: StateNode = { hash: bytes('aa'.repeat(32)), sum: U64_MAX - 1n };
     const r: StateNode = { hash: bytes('bb'.repeat(32)), sum: 1n };
     expect(stateNodeHash(l, r).sum).toBe(U64_MAX);
-    expect(toHex(stateNodeHash(l, r).hash)).toBe(sha('01' + u64(U64_MAX - 1n) + u64(1n) + 'aa'.repeat(32) + 'bb'.repeat(32)));
+    expect(toHex(stateNodeHash(l, r).hash)).toBe(sha(`01${u64(U64_MAX - 1n)}${u64(1n)}${'aa'.repeat(32)}${'bb'.repeat(32)}`));
     expect(() => stateNodeHash(l, { ...r, sum: 2n })).toThrow(RangeError);
     expect(() => stateNodeHash(l, { ...r, sum: -1n })).toThrow(RangeError);
     expect(() => stateLeafHash(a, -1n)).toThrow(RangeError);
@@ -294,22 +293,17 @@ describe('state tree properties (fast-check)', () => {
 
   it('a leaf cannot claim a smaller liability or another position', () => {
     fc.assert(
-      fc.property(
-        fc.uniqueArray(leafArb, { minLength: 2, maxLength: 40, selector: (l) => toHex(l.id) }),
-        fc.nat(),
-        fc.nat(),
-        (leaves, a, b) => {
-          const tree = buildStateTree(leaves);
-          const leaf = tree.leaves[a % leaves.length] as StateLeaf;
-          const p = tree.proof(leaf.id);
-          const j = b % leaves.length;
-          expect(isStateProofValid({ ...p, index: j, root: tree.root, total: tree.total })).toBe(j === p.index);
-          if (leaf.liability > 0n) {
-            const cheaper = { ...p, liability: leaf.liability - 1n, root: tree.root, total: tree.total - 1n };
-            expect(isStateProofValid(cheaper)).toBe(false);
-          }
-        },
-      ),
+      fc.property(fc.uniqueArray(leafArb, { minLength: 2, maxLength: 40, selector: (l) => toHex(l.id) }), fc.nat(), fc.nat(), (leaves, a, b) => {
+        const tree = buildStateTree(leaves);
+        const leaf = tree.leaves[a % leaves.length] as StateLeaf;
+        const p = tree.proof(leaf.id);
+        const j = b % leaves.length;
+        expect(isStateProofValid({ ...p, index: j, root: tree.root, total: tree.total })).toBe(j === p.index);
+        if (leaf.liability > 0n) {
+          const cheaper = { ...p, liability: leaf.liability - 1n, root: tree.root, total: tree.total - 1n };
+          expect(isStateProofValid(cheaper)).toBe(false);
+        }
+      }),
       { numRuns: 100 },
     );
   });

@@ -24,7 +24,7 @@ function tx(signers: string[], memos: { text: string; accounts: number[] }[], er
     slot: 10,
     blockTime: 1_800_000_000,
     transaction: {
-      signatures: [base58.encode(createHash('sha256').update(`sig ${sigCounter++}`).digest()) + 'x'],
+      signatures: [`${base58.encode(createHash('sha256').update(`sig ${sigCounter++}`).digest())}x`],
       message: {
         accountKeys,
         header: { numRequiredSignatures: signers.length },
@@ -91,8 +91,15 @@ function commitLog(sizes: number[], liabilities = 5_000_000n) {
     const memo = memosSignedBy(tx([ANCHOR], [{ text: commitMemo(fields), accounts: [0] }]), ANCHOR)[0]!;
     onChain.push(memo);
     commits.push({
-      commitId: `commit-${n}`, entryCount: n, betLogRoot: fields.betLogRoot, stateRoot: fields.stateRoot, totalLiabilities: String(liabilities),
-      rngIndex: k, rngReveal: fields.rngRevealHex, manifestHash: NO_MANIFEST_HASH, signature: memo.signature,
+      commitId: `commit-${n}`,
+      entryCount: n,
+      betLogRoot: fields.betLogRoot,
+      stateRoot: fields.stateRoot,
+      totalLiabilities: String(liabilities),
+      rngIndex: k,
+      rngReveal: fields.rngRevealHex,
+      manifestHash: NO_MANIFEST_HASH,
+      signature: memo.signature,
     });
   });
   const consistency = (a: number, b: number) => proofToHex(log.consistencyProof(a, b));
@@ -121,7 +128,23 @@ describe('the commit log', () => {
     const { commits, onChain, consistency, log } = commitLog([2, 5, 9]);
     expect(failed(verifyCommitLog({ commits: [commits[0]!, commits[2]!], onChain, consistency, rng: new RngAnchors() }))).toContain('on-chain-published');
     const fork = memosSignedBy(
-      tx([ANCHOR], [{ text: commitMemo({ entryCount: 5, betLogRoot: 'ee'.repeat(32), stateRoot: 'ab'.repeat(32), totalLiabilities: 1n, rngIndex: 0, rngRevealHex: chain.headHex, manifestHash: NO_MANIFEST_HASH }), accounts: [0] }]),
+      tx(
+        [ANCHOR],
+        [
+          {
+            text: commitMemo({
+              entryCount: 5,
+              betLogRoot: 'ee'.repeat(32),
+              stateRoot: 'ab'.repeat(32),
+              totalLiabilities: 1n,
+              rngIndex: 0,
+              rngRevealHex: chain.headHex,
+              manifestHash: NO_MANIFEST_HASH,
+            }),
+            accounts: [0],
+          },
+        ],
+      ),
       ANCHOR,
     );
     expect(log.size).toBe(9);
@@ -137,13 +160,31 @@ describe('the commit log', () => {
     const rewritten = new MerkleLog();
     rewritten.append(Array.from({ length: 6 }, (_, i) => leafHash(utf8(i === 1 ? 'changed' : `entry ${i}`))));
     const forged = memosSignedBy(
-      tx([ANCHOR], [{ text: commitMemo({ entryCount: 6, betLogRoot: toHex(rewritten.root(6)), stateRoot: 'ab'.repeat(32), totalLiabilities: 5_000_000n, rngIndex: 1, rngRevealHex: chain.valueHex(1), manifestHash: NO_MANIFEST_HASH }), accounts: [0] }]),
+      tx(
+        [ANCHOR],
+        [
+          {
+            text: commitMemo({
+              entryCount: 6,
+              betLogRoot: toHex(rewritten.root(6)),
+              stateRoot: 'ab'.repeat(32),
+              totalLiabilities: 5_000_000n,
+              rngIndex: 1,
+              rngRevealHex: chain.valueHex(1),
+              manifestHash: NO_MANIFEST_HASH,
+            }),
+            accounts: [0],
+          },
+        ],
+      ),
       ANCHOR,
     )[0]!;
     const forgedCommits = [commits[0]!, { ...commits[1]!, betLogRoot: toHex(rewritten.root(6)), signature: forged.signature }];
     const forgedChain = [...onChain.filter((m) => m.memo.kind !== 'commit' || m.memo.entryCount !== 6), forged];
     const fromRewritten = (a: number, b: number) => proofToHex(rewritten.consistencyProof(a, b));
-    expect(failed(verifyCommitLog({ commits: forgedCommits, onChain: forgedChain, consistency: fromRewritten, rng: new RngAnchors() }))).toEqual(['consistency']);
+    expect(failed(verifyCommitLog({ commits: forgedCommits, onChain: forgedChain, consistency: fromRewritten, rng: new RngAnchors() }))).toEqual([
+      'consistency',
+    ]);
     expect(failed(verifyCommitLog({ commits: forgedCommits, onChain: forgedChain, consistency, rng: new RngAnchors() }))).toEqual(['consistency']);
     expect(failed(verifyCommitLog({ commits, onChain, consistency: () => undefined, rng: new RngAnchors() }))).toEqual(['consistency']);
 

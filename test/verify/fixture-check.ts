@@ -2,8 +2,16 @@
 // bundles it for the browser and runs it with web-standard globals only.
 import { cryptoBackend } from '../../protocol/crypto.ts';
 import {
-  Checks, RngAnchors, RngIndexRegistry, manifestEventsProblem, memosSignedBy, verifyCommitLog, verifyManifestLinks, verifyReceipt,
-  type PublishedCommit, type RpcTransaction,
+  Checks,
+  RngAnchors,
+  RngIndexRegistry,
+  manifestEventsProblem,
+  memosSignedBy,
+  verifyCommitLog,
+  verifyManifestLinks,
+  verifyReceipt,
+  type PublishedCommit,
+  type RpcTransaction,
 } from '../../protocol/verify/index.ts';
 import type { JournalEvent, Manifest } from '../../protocol/manifest.ts';
 
@@ -31,7 +39,12 @@ export function verifyFixture(fixture: Fixture) {
   const manifestChecks = new Checks();
   const spans = verifyManifestLinks({ manifests: fixture.manifests }, operatorPublicKey, manifestChecks);
   const eventProblems = spans
-    .map((s) => manifestEventsProblem(s, fixture.events.filter((e) => e.seq >= s.firstSeq! && e.seq < s.firstSeq! + s.manifest.eventCount)))
+    .map((s) =>
+      manifestEventsProblem(
+        s,
+        fixture.events.filter((e) => e.seq >= s.firstSeq! && e.seq < s.firstSeq! + s.manifest.eventCount),
+      ),
+    )
     .filter((p) => p !== null);
   const log = verifyCommitLog({
     commits: fixture.commits,

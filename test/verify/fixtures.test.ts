@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { verifyFixture, type Fixture } from './fixture-check.ts';
 
-const fixture = JSON.parse(readFileSync(new URL('../fixtures/verify/v1.json', import.meta.url), 'utf8')) as Omit<Fixture, 'receipts'> & { receipts: Record<string, any>[] };
+const fixture = JSON.parse(readFileSync(new URL('../fixtures/verify/v1.json', import.meta.url), 'utf8')) as Omit<Fixture, 'receipts'> & {
+  receipts: Record<string, any>[];
+};
 const receiptOk = (receipt: Record<string, unknown>) => verifyFixture({ ...fixture, receipts: [receipt] }).receipts[0]!.ok;
 
 describe('frozen v1 fixture', () => {

@@ -32,7 +32,10 @@ const events = (from: number, n: number): JournalEvent[] =>
 
 /** A chain of manifests over consecutive slices of one journal. */
 function chain(sizes: number[]): { manifests: Manifest[]; journal: JournalEvent[] } {
-  const journal = events(1, sizes.reduce((a, b) => a + b, 0));
+  const journal = events(
+    1,
+    sizes.reduce((a, b) => a + b, 0),
+  );
   const manifests: Manifest[] = [];
   let at = 0;
   for (const n of sizes) {
@@ -52,10 +55,21 @@ describe('manifest format', () => {
     // Spelled out independently: RFC 8785 orders keys by code unit; no whitespace.
     const jcs = `{"createdAt":"2026-01-01T00:00:00.000Z","eventCount":3,"eventRoot":"${m.eventRoot}","firstEventId":"${evs[0]!.id}","lastEventId":"${evs[2]!.id}","operatorPublicKey":"${operator}","previousManifestHash":"${NO_MANIFEST_HASH}","version":1}`;
     expect(m.manifestHash).toBe(sha(jcs));
-    expect(Object.keys(m).sort()).toEqual(
-      ['createdAt', 'eventCount', 'eventRoot', 'firstEventId', 'lastEventId', 'manifestHash', 'operatorPublicKey', 'previousManifestHash', 'signature', 'version'],
+    expect(Object.keys(m).sort()).toEqual([
+      'createdAt',
+      'eventCount',
+      'eventRoot',
+      'firstEventId',
+      'lastEventId',
+      'manifestHash',
+      'operatorPublicKey',
+      'previousManifestHash',
+      'signature',
+      'version',
+    ]);
+    expect(ed25519.verify(Buffer.from(m.signature, 'base64'), new TextEncoder().encode(`pfws:v1:manifest:${m.manifestHash}`), ed25519.getPublicKey(seed))).toBe(
+      true,
     );
-    expect(ed25519.verify(Buffer.from(m.signature, 'base64'), new TextEncoder().encode(`pfws:v1:manifest:${m.manifestHash}`), ed25519.getPublicKey(seed))).toBe(true);
     expect(verifyManifest(m, operator)).toEqual({ ok: true });
   });
 
@@ -74,7 +88,9 @@ describe('manifest format', () => {
     const other = base58.encode(ed25519.getPublicKey(new Uint8Array(32).fill(9)));
     expect(verifyManifest(m, other)).toMatchObject({ ok: false, reason: expect.stringContaining('anchor key') });
     const forged = signManifest({ ...m, eventCount: 4 }, new Uint8Array(32).fill(9));
-    expect(verifyManifest({ ...forged, operatorPublicKey: operator, manifestHash: manifestHashOf({ ...forged, operatorPublicKey: operator }) }, operator)).toMatchObject({
+    expect(
+      verifyManifest({ ...forged, operatorPublicKey: operator, manifestHash: manifestHashOf({ ...forged, operatorPublicKey: operator }) }, operator),
+    ).toMatchObject({
       ok: false,
       reason: expect.stringContaining('signature'),
     });
@@ -116,7 +132,10 @@ describe('manifest chain', () => {
 
     const headless = new Checks();
     verifyManifestLinks({ manifests: manifests.slice(1) }, operator, headless);
-    expect(headless.list.find((c) => c.name === 'manifest-links')).toMatchObject({ status: 'fail', reason: expect.stringContaining('does not start the chain') });
+    expect(headless.list.find((c) => c.name === 'manifest-links')).toMatchObject({
+      status: 'fail',
+      reason: expect.stringContaining('does not start the chain'),
+    });
 
     const partial = new Checks();
     const spans = verifyManifestLinks({ manifests: manifests.slice(1), stoppedAt: manifests[1]!.manifestHash }, operator, partial);
@@ -126,9 +145,15 @@ describe('manifest chain', () => {
 
   it('catches a manifest signed by another key inside the chain', () => {
     const { manifests, journal } = chain([2, 2]);
-    const foreign = signManifest(buildManifestBody(journal.slice(2), manifests[0]!.manifestHash, operator, '2026-01-01T00:00:00.000Z'), new Uint8Array(32).fill(3));
+    const foreign = signManifest(
+      buildManifestBody(journal.slice(2), manifests[0]!.manifestHash, operator, '2026-01-01T00:00:00.000Z'),
+      new Uint8Array(32).fill(3),
+    );
     const checks = new Checks();
     verifyManifestLinks({ manifests: [manifests[0]!, foreign] }, operator, checks);
-    expect(checks.list.find((c) => c.name === 'manifest-signatures')).toMatchObject({ status: 'fail', reason: expect.stringContaining('signature does not verify') });
+    expect(checks.list.find((c) => c.name === 'manifest-signatures')).toMatchObject({
+      status: 'fail',
+      reason: expect.stringContaining('signature does not verify'),
+    });
   });
 });
