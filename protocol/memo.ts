@@ -10,6 +10,13 @@ export const rngHeadMemo = (chainId: number, headHex: string): string => `pfws:v
 export const walletRevealMemo = (betPayloadHash: string, clientSeedRaw: string): string =>
   `pfws:v1:reveal:${betPayloadHash}:${clientSeedRaw}`;
 export const withdrawMemo = (withdrawalId: string): string => `pfws:v1:withdraw:${withdrawalId}`;
+export const lpDepositMemo = (wallet: string): string => `pfws:v1:lp-deposit:${wallet}`;
+export const lpRedeemMemo = (wallet: string): string => `pfws:v1:lp-redeem:${wallet}`;
+/**
+ * An x402 top-up names its payer: x402's exact scheme adds it as a memo with no signer accounts, which the payer's
+ * signature (as the transfer authority) still covers. The nonce keeps two top-ups of the same amount distinct.
+ */
+export const x402Memo = (wallet: string, nonceHex: string): string => `pfws:v1:x402:${wallet}:${nonceHex}`;
 
 export interface CommitMemo {
   entryCount: number;
@@ -34,7 +41,8 @@ export type ParsedMemo =
   | { kind: 'reveal'; betPayloadHash: string; clientSeedRaw: string }
   | { kind: 'rng-head'; chainId: number; headHex: string }
   | ({ kind: 'commit' } & CommitMemo)
-  | { kind: 'withdraw'; withdrawalId: string };
+  | { kind: 'withdraw'; withdrawalId: string }
+  | { kind: 'x402'; wallet: string; nonceHex: string };
 
 const PATTERNS: [RegExp, (m: RegExpExecArray) => ParsedMemo][] = [
   [new RegExp(`^pfws:v1:(setup|revoke):(${B58}):(${B58})$`), (m) => ({ kind: m[1] as 'setup', wallet: m[2]!, sessionPubkey: m[3]! })],
@@ -55,6 +63,7 @@ const PATTERNS: [RegExp, (m: RegExpExecArray) => ParsedMemo][] = [
     }),
   ],
   [/^pfws:v1:withdraw:([A-Za-z0-9_-]{1,64})$/, (m) => ({ kind: 'withdraw', withdrawalId: m[1]! })],
+  [new RegExp(`^pfws:v1:x402:(${B58}):([0-9a-f]{32})$`), (m) => ({ kind: 'x402', wallet: m[1]!, nonceHex: m[2]! })],
 ];
 
 /** Parses a memo text; null when it is not one of ours. */
