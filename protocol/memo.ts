@@ -12,6 +12,9 @@ export const walletRevealMemo = (betPayloadHash: string, clientSeedRaw: string):
 export const withdrawMemo = (withdrawalId: string): string => `pfws:v1:withdraw:${withdrawalId}`;
 export const lpDepositMemo = (wallet: string): string => `pfws:v1:lp-deposit:${wallet}`;
 export const lpRedeemMemo = (wallet: string): string => `pfws:v1:lp-redeem:${wallet}`;
+/** Keeper memos marking an LP job as done on-chain, so a keeper restart finds it instead of doing it twice. */
+export const lpMintMemo = (jobId: string): string => `pfws:v1:lp-mint:${jobId}`;
+export const lpPayMemo = (jobId: string): string => `pfws:v1:lp-pay:${jobId}`;
 /**
  * An x402 top-up names its payer: x402's exact scheme adds it as a memo with no signer accounts, which the payer's
  * signature (as the transfer authority) still covers. The nonce keeps two top-ups of the same amount distinct.
@@ -42,6 +45,7 @@ export type ParsedMemo =
   | { kind: 'rng-head'; chainId: number; headHex: string }
   | ({ kind: 'commit' } & CommitMemo)
   | { kind: 'withdraw'; withdrawalId: string }
+  | { kind: 'lp-mint' | 'lp-pay'; jobId: string }
   | { kind: 'x402'; wallet: string; nonceHex: string };
 
 const PATTERNS: [RegExp, (m: RegExpExecArray) => ParsedMemo][] = [
@@ -63,6 +67,7 @@ const PATTERNS: [RegExp, (m: RegExpExecArray) => ParsedMemo][] = [
     }),
   ],
   [/^pfws:v1:withdraw:([A-Za-z0-9_-]{1,64})$/, (m) => ({ kind: 'withdraw', withdrawalId: m[1]! })],
+  [/^pfws:v1:(lp-mint|lp-pay):([A-Za-z0-9_-]{1,64})$/, (m) => ({ kind: m[1] as 'lp-mint', jobId: m[2]! })],
   [new RegExp(`^pfws:v1:x402:(${B58}):([0-9a-f]{32})$`), (m) => ({ kind: 'x402', wallet: m[1]!, nonceHex: m[2]! })],
 ];
 

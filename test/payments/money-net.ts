@@ -24,8 +24,9 @@ export interface MoneyNet {
   dispose(): Promise<void>;
 }
 
-export async function startMoneyNet(houseCapitalUsdc = 1_000): Promise<MoneyNet> {
-  const net = await startTestNet();
+/** `slotIntervalMs` short makes blockhashes expire within a test (150 slots). */
+export async function startMoneyNet(houseCapitalUsdc = 1_000, slotIntervalMs?: number): Promise<MoneyNet> {
+  const net = await startTestNet(slotIntervalMs === undefined ? {} : { slotIntervalMs });
   const rpc = createRpc(net.ln.url);
   const dataDir = await mkdtemp(join(tmpdir(), 'money-net-'));
   const keysDir = join(dataDir, 'keys');

@@ -1,7 +1,7 @@
 // The memos of money in and out (design §3): builders and the strict parser agree, and near misses are not ours.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { lpDepositMemo, lpRedeemMemo, parseMemo, withdrawMemo, x402Memo } from '../../protocol/memo.ts';
+import { lpDepositMemo, lpMintMemo, lpPayMemo, lpRedeemMemo, parseMemo, withdrawMemo, x402Memo } from '../../protocol/memo.ts';
 import { toBase58 } from '../../protocol/encoding.ts';
 
 const wallet = fc.uint8Array({ minLength: 32, maxLength: 32 }).map(toBase58);
@@ -14,6 +14,8 @@ describe('money memos', () => {
         expect(parseMemo(lpDepositMemo(w))).toEqual({ kind: 'lp-deposit', wallet: w });
         expect(parseMemo(lpRedeemMemo(w))).toEqual({ kind: 'lp-redeem', wallet: w });
         expect(parseMemo(withdrawMemo(id))).toEqual({ kind: 'withdraw', withdrawalId: id });
+        expect(parseMemo(lpMintMemo(id))).toEqual({ kind: 'lp-mint', jobId: id });
+        expect(parseMemo(lpPayMemo(id))).toEqual({ kind: 'lp-pay', jobId: id });
         expect(parseMemo(x402Memo(w, n))).toEqual({ kind: 'x402', wallet: w, nonceHex: n });
       }),
     );
@@ -28,6 +30,9 @@ describe('money memos', () => {
       `pfws:v1:withdraw:${'a'.repeat(65)}`,
       'pfws:v1:withdraw:',
       'pfws:v1:withdraw:a b',
+      'pfws:v1:lp-mint:',
+      `pfws:v1:lp-pay:${'b'.repeat(65)}`,
+      'pfws:v1:lp-burn:abc',
       `pfws:v1:x402:${w}`,
       `pfws:v1:x402:${w}:${n.toUpperCase()}`,
       `pfws:v1:x402:${w}:${n}00`,
