@@ -25,6 +25,10 @@ import { memoInstruction } from '../../chain/memo.ts';
 import { confirmSignature, sendAndConfirm, sendWire } from '../../chain/send.ts';
 import type { SolanaRpc } from '../../chain/rpc.ts';
 import { classifyTransaction, type RawTransaction } from '../../indexer/crediting.ts';
+import { classifyLpRedeems } from '../../indexer/lp-crediting.ts';
+import { getTransferCheckedInstruction } from '@solana-program/token';
+import { ataOf } from '../../chain/genesis.ts';
+import { lpRedeemMemo } from '../../protocol/memo.ts';
 import { withdrawMemo } from '../../protocol/memo.ts';
 import { memosSignedBy, soleSignerMemos, type RpcTransaction } from '../../protocol/verify/chain.ts';
 import { USDC, fundedWallet, lpOf, startMoneyNet, tokenBalance, usdcOf, type MoneyNet } from './money-net.ts';
@@ -121,8 +125,11 @@ describe('LP transactions', () => {
     const redeem = await buildLpRedeemTransaction(m.rpc, m.setup, wallet.address, 10n * USDC);
     const redeemSig = await walletSignsAndSends(m.rpc, wallet, redeem.transaction);
     expect(await lpOf(m, m.setup.vaultAuthority)).toBe(keeperLp0 + 10n * USDC);
-    expect(soleSignerMemos((await landedTx(m.rpc, redeemSig)) as unknown as RpcTransaction)).toMatchObject([
-      { signer: wallet.address, memo: { kind: 'lp-redeem', wallet: wallet.address } },
+    const redeemTx = await landedTx(m.rpc, redeemSig);
+    expect(soleSignerMemos(redeemTx as unknown as RpcTransaction)).toMatchObject([{ signer: wallet.address, memo: { kind: 'lp-redeem', wallet: wallet.address } }]);
+    const lpCtx = { lpMint: m.setup.lpMint, keeperLpAccount: await ataOf(m.setup.vaultAuthority, m.setup.lpMint) };
+    expect(classifyLpRedeems(redeemTx as unknown as RawTransaction, lpCtx)).toEqual([
+      { key: `${redeemSig}:0`, kind: 'lp-redeem', signature: redeemSig, slot: Number(redeemTx.slot), wallet: wallet.address, shares: 10n * USDC },
     ]);
 
     // The keeper burns them and pays their value, in one transaction.
@@ -133,6 +140,26 @@ describe('LP transactions', () => {
     expect(BigInt((await m.rpc.getTokenSupply(m.setup.lpMint).send()).value.amount)).toBe(supply0 + 9_500_000n);
     expect(await usdcOf(m, wallet.address)).toBe(usdc0 + 10_200_000n);
     expect(await tokenBalance(m.rpc, m.setup.vaultTokenAccount)).toBe(vault0 + 20n * USDC - 10_200_000n);
+  });
+
+  it('read as redemptions only when the sender signed its own redeem memo', async () => {
+    const a = await fundedWallet(m, 0n);
+    const b = await fundedWallet(m, 0n);
+    for (const w of [a, b]) await sendStored(m.rpc, await buildLpMint(m.rpc, m.setup, m.keys.keeper.signer, { wallet: w.address, shares: 5n * USDC, jobId: `lpd_${w.address.slice(0, 8)}` }));
+    const keeperLp = await ataOf(m.setup.vaultAuthority, m.setup.lpMint);
+    const lpCtx = { lpMint: m.setup.lpMint, keeperLpAccount: keeperLp };
+    const send = async (from: KeyPairSigner, shares: bigint) =>
+      getTransferCheckedInstruction({ source: await ataOf(from.address, m.setup.lpMint), mint: m.setup.lpMint, destination: keeperLp, authority: from, amount: shares, decimals: 6 });
+    const classify = async (sig: string) => classifyLpRedeems((await landedTx(m.rpc, sig)) as unknown as RawTransaction, lpCtx);
+
+    // No memo: the shares stay with the house, redeemed for no one.
+    expect(await classify(await sendAndConfirm(m.rpc, a, [await send(a, USDC)]))).toEqual([]);
+    // A memo naming someone else, or signed by another wallet.
+    expect(await classify(await sendAndConfirm(m.rpc, a, [await send(a, USDC), memoInstruction(lpRedeemMemo(b.address), [a])]))).toEqual([]);
+    expect(await classify(await sendAndConfirm(m.rpc, a, [await send(a, USDC), memoInstruction(lpRedeemMemo(b.address), [b])]))).toEqual([]);
+    // Two senders, one memo: only the memo's signer redeems.
+    const both = await sendAndConfirm(m.rpc, a, [await send(a, USDC), await send(b, 2n * USDC), memoInstruction(lpRedeemMemo(b.address), [b])]);
+    expect((await classify(both)).map((i) => [i.wallet, i.shares])).toEqual([[b.address, 2n * USDC]]);
   });
 
   it('refuse non-positive amounts', async () => {
