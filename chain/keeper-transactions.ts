@@ -226,3 +226,7 @@ export async function readKeeperJobState(
   }
   return state;
 }
+
+/** {@link findKeeperMemo} for `pfws:v1:withdraw:<withdrawalId>`. */
+export const findWithdrawMemo = (rpc: SolanaRpc, keeper: string, withdrawalId: string, options?: Parameters<typeof findKeeperMemo>[3]) =>
+  findKeeperMemo(rpc, keeper, withdrawMemo(withdrawalId), options);

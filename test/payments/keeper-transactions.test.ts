@@ -16,6 +16,7 @@ import {
   buildWithdrawal,
   decideKeeperSend,
   findKeeperMemo,
+  findWithdrawMemo,
   readKeeperJobState,
   type KeeperJobState,
   type KeeperTransaction,
@@ -270,6 +271,7 @@ describe('reconciliation on localnet', () => {
     await sendAndConfirm(m.rpc, keeper.signer, [memoInstruction(withdrawMemo('wd_later'), [keeper.signer])]);
     expect(await findKeeperMemo(m.rpc, keeper.publicKey, paid.memo, { pageSize: 1, maxPages: 5 })).toMatchObject({ signature: paid.signature });
     expect(await findKeeperMemo(m.rpc, keeper.publicKey, paid.memo, { pageSize: 1, maxPages: 1 })).toBeNull();
+    expect(await findWithdrawMemo(m.rpc, keeper.publicKey, 'wd_paged')).toMatchObject({ signature: paid.signature });
   });
 });
 
