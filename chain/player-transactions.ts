@@ -18,7 +18,11 @@ import { ataOf, type ChainSetup } from './genesis.ts';
 import { revokeMemo, setupMemo } from '../protocol/memo.ts';
 import { USDC_DECIMALS } from '../protocol/money.ts';
 
-async function unsignedWire(rpc: SolanaRpc, wallet: Address, instructions: Instruction[]): Promise<{ transaction: string; lastValidBlockHeight: bigint }> {
+export async function unsignedWire(
+  rpc: SolanaRpc,
+  wallet: Address,
+  instructions: Instruction[],
+): Promise<{ transaction: string; lastValidBlockHeight: bigint }> {
   const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
   const message = pipe(
     createTransactionMessage({ version: 0 }),

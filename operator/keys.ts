@@ -7,7 +7,7 @@ import { ed25519PublicKey } from '../protocol/crypto.ts';
 import { concatBytes, toBase58 } from '../protocol/encoding.ts';
 
 export const OPERATOR_ROLES = ['ack', 'anchor', 'keeper'] as const;
-export type OperatorRole = (typeof OPERATOR_ROLES)[number] | 'faucet';
+export type OperatorRole = (typeof OPERATOR_ROLES)[number] | 'faucet' | 'x402';
 
 export interface OperatorKey {
   /** 32-byte Ed25519 seed, used by the protocol's signers. */

@@ -9,6 +9,16 @@ export const depositMemo = (wallet: string): string => `pfws:v1:deposit:${wallet
 export const rngHeadMemo = (chainId: number, headHex: string): string => `pfws:v1:rng-head:${chainId}:${headHex}`;
 export const walletRevealMemo = (betPayloadHash: string, clientSeedRaw: string): string => `pfws:v1:reveal:${betPayloadHash}:${clientSeedRaw}`;
 export const withdrawMemo = (withdrawalId: string): string => `pfws:v1:withdraw:${withdrawalId}`;
+export const lpDepositMemo = (wallet: string): string => `pfws:v1:lp-deposit:${wallet}`;
+export const lpRedeemMemo = (wallet: string): string => `pfws:v1:lp-redeem:${wallet}`;
+/** Keeper memos marking an LP job as done on-chain, so a keeper restart finds it instead of doing it twice. */
+export const lpMintMemo = (jobId: string): string => `pfws:v1:lp-mint:${jobId}`;
+export const lpPayMemo = (jobId: string): string => `pfws:v1:lp-pay:${jobId}`;
+/**
+ * An x402 top-up names its payer: x402's exact scheme adds it as a memo with no signer accounts, which the payer's
+ * signature (as the transfer authority) still covers. The nonce keeps two top-ups of the same amount distinct.
+ */
+export const x402Memo = (wallet: string, nonceHex: string): string => `pfws:v1:x402:${wallet}:${nonceHex}`;
 
 export interface CommitMemo {
   entryCount: number;
@@ -33,7 +43,9 @@ export type ParsedMemo =
   | { kind: 'reveal'; betPayloadHash: string; clientSeedRaw: string }
   | { kind: 'rng-head'; chainId: number; headHex: string }
   | ({ kind: 'commit' } & CommitMemo)
-  | { kind: 'withdraw'; withdrawalId: string };
+  | { kind: 'withdraw'; withdrawalId: string }
+  | { kind: 'lp-mint' | 'lp-pay'; jobId: string }
+  | { kind: 'x402'; wallet: string; nonceHex: string };
 
 const PATTERNS: [RegExp, (m: RegExpExecArray) => ParsedMemo][] = [
   [new RegExp(`^pfws:v1:(setup|revoke):(${B58}):(${B58})$`), (m) => ({ kind: m[1] as 'setup', wallet: m[2]!, sessionPubkey: m[3]! })],
@@ -54,6 +66,8 @@ const PATTERNS: [RegExp, (m: RegExpExecArray) => ParsedMemo][] = [
     }),
   ],
   [/^pfws:v1:withdraw:([A-Za-z0-9_-]{1,64})$/, (m) => ({ kind: 'withdraw', withdrawalId: m[1]! })],
+  [/^pfws:v1:(lp-mint|lp-pay):([A-Za-z0-9_-]{1,64})$/, (m) => ({ kind: m[1] as 'lp-mint', jobId: m[2]! })],
+  [new RegExp(`^pfws:v1:x402:(${B58}):([0-9a-f]{32})$`), (m) => ({ kind: 'x402', wallet: m[1]!, nonceHex: m[2]! })],
 ];
 
 /** Parses a memo text; null when it is not one of ours. */
