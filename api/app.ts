@@ -21,6 +21,7 @@ import betLogRoutes from './routes/bet-log.ts';
 import journalRoutes from './routes/journal.ts';
 import stateProofRoutes from './routes/state-proof.ts';
 import sweeperRoutes from './routes/sweeper.ts';
+import webPlugin from './plugins/web.ts';
 import { tailDeps } from '../indexer/deps.ts';
 import { ApiError } from '../schemas/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
@@ -99,5 +100,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
     { prefix: '/api' },
   );
+  await app.register(webPlugin);
   return app;
 }
