@@ -16,7 +16,8 @@ function safeLink(href: unknown, text: string, attrs: Record<string, string> = {
     const url = new URL(href, location.origin);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
     const external = url.origin !== location.origin;
-    return h('a', { href: url.href, ...(external ? { rel: 'noopener noreferrer', target: '_blank' } : {}), ...attrs }, text);
+    const target = external ? url.href : `${url.pathname}${url.search}`;
+    return h('a', { href: target, ...(external ? { rel: 'noopener noreferrer', target: '_blank' } : {}), ...attrs }, text);
   } catch {
     return null;
   }
