@@ -15,7 +15,7 @@ function row(play: Play, fresh: boolean): HTMLTableRowElement {
     h('td', {}, h('span', { class: 'alias' }, play.player)),
     h('td', { class: 'opt' }, play.source),
     h('td', { class: 'num' }, usdc(play.betAmount)),
-    h('td', { class: 'num' }, usdc(play.payout)),
+    h('td', { class: 'num opt' }, usdc(play.payout)),
     h('td', { class: play.won ? 'won' : 'lost' }, play.won ? `Won ${signedUsdc(play.profit)}` : `Lost ${signedUsdc(play.profit)}`),
     h('td', {}, h('a', { href: `/receipts/${encodeURIComponent(play.receiptId)}`, 'aria-label': `Receipt ${play.receiptId}` }, 'Receipt')),
   );

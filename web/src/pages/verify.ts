@@ -98,7 +98,7 @@ async function verify(): Promise<void> {
       const failed = outcome.report.checks.filter((c) => c.status === 'fail');
       verdict.textContent = outcome.ok
         ? `Verified: all ${outcome.report.checks.length} checks passed for ${outcome.report.subject}.`
-        : `Not verified: ${failed.length} check${failed.length === 1 ? '' : 's'} failed for ${outcome.report.subject}: ${failed.map((c) => `${c.name} (${c.reason})`).join('; ')}`;
+        : `Not verified: ${failed.length} check${failed.length === 1 ? '' : 's'} failed for ${outcome.report.subject}: ${failed.map((c) => c.name).join(', ')}. The reasons are listed with each check below.`;
     }
   } finally {
     button.disabled = false;
