@@ -92,6 +92,12 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       if (built) console.log(`web: pages built into web/dist in ${Date.now() - started} ms`);
     })
     .catch((err: unknown) => {
+      // An install without development dependencies (npm ci --omit=dev) has no Vite: the API still starts and its
+      // pages answer with how to build them, so `npm start` goes on.
+      if (!force && (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes("'vite'")) {
+        console.warn('web: Vite is not installed (npm ci without dev dependencies), so the pages are not rebuilt; the API starts without fresh pages.');
+        return;
+      }
       console.error(`web: building the pages failed: ${(err as Error).stack ?? String(err)}`);
       process.exit(1);
     });

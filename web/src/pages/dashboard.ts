@@ -154,20 +154,32 @@ async function refreshActivity(): Promise<void> {
   }
 }
 
+// What could not be read, by panel; each panel's next successful read clears its line.
+const failures = new Map<string, string>();
+function showFailures(): void {
+  const el = byId('load-error');
+  el.hidden = failures.size === 0;
+  el.textContent = [...failures.values()].join(' ');
+}
 const report = (what: string) => (err: unknown) => {
-  console.error(`${what}:`, err);
-  feedStatus.textContent = `Could not read ${what}: ${(err as Error).message}`;
-  feedStatus.dataset.state = 'error';
+  console.warn(`${what}:`, err);
+  failures.set(what, `Could not read ${what}: ${(err as Error).message}.`);
+  showFailures();
+};
+const cleared = (what: string, run: () => Promise<void>) => async () => {
+  await run();
+  if (failures.delete(what)) showFailures();
 };
 
-poll(5_000, refreshHouse, report('the house'));
-const rankings = poll(15_000, refreshRankings, report('the rankings'));
-const stats = poll(30_000, refreshStats, report('the stats'));
-poll(15_000, refreshActivity, report('the activity'));
-startFeed().catch(report('the plays'));
+poll(5_000, cleared('the house', refreshHouse), report('the house'));
+const rankings = poll(15_000, cleared('the rankings', refreshRankings), report('the rankings'));
+const stats = poll(30_000, cleared('the stats', refreshStats), report('the stats'));
+poll(15_000, cleared('the activity', refreshActivity), report('the activity'));
+const restartFeed = () => cleared('the plays', startFeed)().catch(report('the plays'));
+void restartFeed();
 
 gameSelect.addEventListener('change', () => {
-  startFeed().catch(report('the plays'));
+  void restartFeed();
   void rankings.now();
   void stats.now();
 });
