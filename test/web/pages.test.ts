@@ -141,7 +141,7 @@ describe.skipIf(!browserPresent && !browserRequired)('pages in a real browser', 
     await page.locator('[data-field="outcome"]').waitFor();
     expect(await text(page, '[data-field="outcome"]')).toBe(ticket.result.outcome.replace('_', ' '));
     expect(await page.locator('table tbody tr').count()).toBe(ticket.verifierPayload.turns.length);
-    await screenshot(page, 'receipt-sweeper-375');
+    await phoneCheck(page, 'receipt-sweeper');
     expect(errors).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
-// Repeats a refresh after each run finishes (never overlapping), skipping runs while the tab is hidden.
+// Repeats a refresh after each run finishes, as one chain (never overlapping), skipping runs while the tab is hidden.
 
 export interface Poller {
-  /** Runs now, out of turn (a filter changed). */
+  /** Runs now, out of turn (a filter changed); a run in flight is followed by one more, which sees the change. */
   now(): Promise<void>;
   stop(): void;
 }
@@ -9,18 +9,24 @@ export interface Poller {
 export function poll(ms: number, run: () => Promise<void>, onError: (err: unknown) => void): Poller {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  let again = false;
   let running: Promise<void> | null = null;
-  const once = async () => {
+  const once = (): Promise<void> => {
     clearTimeout(timer);
-    if (!running) {
-      running = run()
-        .catch(onError)
-        .finally(() => {
-          running = null;
-        });
+    if (running) {
+      again = true;
+      return running;
     }
-    await running;
-    if (!stopped) timer = setTimeout(tick, ms);
+    running = (async () => {
+      do {
+        again = false;
+        await run().catch(onError);
+      } while (again && !stopped);
+    })().finally(() => {
+      running = null;
+      if (!stopped) timer = setTimeout(tick, ms);
+    });
+    return running;
   };
   const tick = () => {
     if (document.hidden) timer = setTimeout(tick, ms);

@@ -15,7 +15,7 @@ export function renderHouse(dl: HTMLElement, house: House): void {
       pair(
         'Open exposure',
         h('span', { 'data-field': 'openExposure' }, `${usdc(house.openExposure)} of ${usdc(house.maxExposure)}`),
-        h('span', { class: 'meter', role: 'img', 'aria-label': `${percent(used)} of the exposure limit in use` }, h('span', { class: 'fill', style: undefined })),
+        h('span', { class: 'meter', role: 'img', 'aria-label': `${percent(used)} of the exposure limit in use` }, h('span', { class: 'fill' })),
         h('span', { class: 'hint' }, `${percent(used)} of the limit in use`),
       ),
     ),
