@@ -1,10 +1,24 @@
 // Vite build of the pages (design §12): three HTML entries, hashed assets, served by api/plugins/web.ts.
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
+/** The dev server answers the same page paths as api/plugins/web.ts does in production. */
+const pagePaths: Plugin = {
+  name: 'pfws-page-paths',
+  configureServer(server) {
+    server.middlewares.use((req, _res, next) => {
+      const [pathname = '', query] = (req.url ?? '').split('?');
+      if (pathname === '/verify') req.url = `/verify.html${query ? `?${query}` : ''}`;
+      else if (/^\/receipts\/[^/]+$/.test(pathname)) req.url = '/receipt.html';
+      next();
+    });
+  },
+};
+
 export default defineConfig({
+  plugins: [pagePaths],
   root: here('.'),
   base: '/',
   // Everything a page loads is referenced from its HTML and gets a content hash under /assets/.
