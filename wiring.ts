@@ -14,7 +14,7 @@ import type { LimitSettings } from './protocol/house.ts';
 import type { Config } from './config/env.ts';
 import { createRpc, type SolanaRpc } from './chain/rpc.ts';
 import { configuredSetup, ensureLocalnetGenesis, type ChainSetup } from './chain/genesis.ts';
-import { explorerLinks, type ExplorerLinks } from './chain/explorer.ts';
+import { explorerLinks, type ExplorerLinks } from './protocol/explorer.ts';
 import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
 import { RngChains } from './operator/rng-chains.ts';
 import { Aliases } from './operator/aliases.ts';
@@ -141,7 +141,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const ackOf = (bet: AckSource): Ack => signAck({ betPayloadHash: bet.hash, ...bet }, operator.ack.seed);
   const aliasOf = (wallet: string) => aliases.of(wallet);
   const limits: LimitSettings = { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS };
-  const links = explorerLinks(config, rpcUrl);
+  const links = explorerLinks({ baseUrl: config.EXPLORER_BASE_URL, cluster: config.cluster, rpcUrl: config.PUBLIC_RPC_URL ?? rpcUrl });
 
   const dice = new DiceGame({ bets: stores.bets, rng: stores.rng, ackOf });
   const sweeper = new SweeperGame({ bets: stores.bets, tickets: stores.tickets, rng: stores.rng, ackOf, clock, limits });

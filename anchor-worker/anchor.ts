@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { SolanaRpc } from '../chain/rpc.ts';
 import { memoInstruction } from '../chain/memo.ts';
 import { confirmSignature, sendWire, signInstructions } from '../chain/send.ts';
-import type { ExplorerLinks } from '../chain/explorer.ts';
+import type { ExplorerLinks } from '../protocol/explorer.ts';
 import type { OperatorKey } from '../operator/keys.ts';
 import { commitMemo } from '../protocol/memo.ts';
 import { NO_MANIFEST_HASH } from '../protocol/manifest.ts';

@@ -17,6 +17,7 @@ import configRoutes from './routes/config.ts';
 import devRoutes from './routes/dev.ts';
 import diceRoutes from './routes/dice.ts';
 import receiptRoutes from './routes/receipts.ts';
+import webPlugin from './plugins/web.ts';
 import betLogRoutes from './routes/bet-log.ts';
 import journalRoutes from './routes/journal.ts';
 import stateProofRoutes from './routes/state-proof.ts';
@@ -100,5 +101,6 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     },
     { prefix: '/api' },
   );
+  await app.register(webPlugin);
   return app;
 }

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/env.ts';
 import type { ChainSetup } from '../chain/genesis.ts';
-import type { ExplorerLinks } from '../chain/explorer.ts';
+import type { ExplorerLinks } from '../protocol/explorer.ts';
 import type { SolanaRpc } from '../chain/rpc.ts';
 import type { OperatorKey } from '../operator/keys.ts';
 import type { PlayerDeps } from '../funding/player.ts';
