@@ -13,7 +13,8 @@ import { nodeBackend } from './protocol/crypto-node.ts';
 import type { LimitSettings } from './protocol/house.ts';
 import type { Config } from './config/env.ts';
 import { createRpc, type SolanaRpc } from './chain/rpc.ts';
-import { configuredSetup, ensureLocalnetGenesis, type ChainSetup } from './chain/genesis.ts';
+import { ataOf, configuredSetup, ensureLocalnetGenesis, type ChainSetup } from './chain/genesis.ts';
+import { fetchMint } from '@solana-program/token';
 import { explorerLinks, type ExplorerLinks } from './protocol/explorer.ts';
 import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
 import { RngChains } from './operator/rng-chains.ts';
@@ -29,6 +30,13 @@ import { AnchorStore } from './store/anchor-store.ts';
 import { ManifestStore } from './store/anchor-manifests.ts';
 import { RngStore } from './store/rng.ts';
 import { IndexerStore } from './store/indexer.ts';
+import { WithdrawalStore } from './store/withdrawals.ts';
+import { LpStore } from './store/lp.ts';
+import { PaymentStore } from './store/payments.ts';
+import type { WithdrawalDeps } from './funding/withdrawals.ts';
+import { ensureFeePayerFunded, loadX402FeePayer } from './payments/fee-payer.ts';
+import { facilitatorFromConfig, X402Payments, x402NetworkOf } from './payments/x402.ts';
+import { TopUps } from './payments/top-up.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
 import { DiceGame } from './games/dice.ts';
@@ -48,6 +56,9 @@ export interface Stores {
   manifests: ManifestStore;
   rng: RngStore;
   indexer: IndexerStore;
+  withdrawals: WithdrawalStore;
+  lp: LpStore;
+  payments: PaymentStore;
 }
 
 export interface Wiring {
@@ -75,6 +86,8 @@ export interface Wiring {
   tail: TailDeps;
   player: PlayerDeps;
   house: HouseDeps;
+  withdrawals: WithdrawalDeps;
+  topUps: TopUps;
   worker: WorkerDeps;
   close(): Promise<void>;
 }
@@ -105,6 +118,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     manifests: new ManifestStore(redis, keys, scripts),
     rng: new RngStore(redis, keys, scripts),
     indexer: new IndexerStore(redis, keys, scripts),
+    withdrawals: new WithdrawalStore(redis, keys, scripts),
+    lp: new LpStore(redis, keys, scripts),
+    payments: new PaymentStore(redis, keys),
   };
   const clock = overrides.clock ?? (() => new Date());
   const operator = await loadOperatorKeys(config.keysDir, config.localnet);
@@ -135,6 +151,18 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     await stores.ledger.applyChainItem({ key: `${signature}:rest`, kind: 'house', signature, slot: 0, amount: BigInt(amount) }, clock().toISOString());
   }
   const startedAtMs = await stores.ledger.startedAt(clock().getTime());
+  // The LP supply the ledger prices with starts at the bootstrap shares minted at genesis.
+  await stores.lp.initSupply(async () =>
+    setup.bootstrapShares !== undefined ? BigInt(setup.bootstrapShares) : (await fetchMint(rpc, setup.lpMint)).data.supply,
+  );
+  const keeperLpAccount = await ataOf(setup.vaultAuthority, setup.lpMint);
+
+  // The x402 fee payer holds only SOL; the embedded facilitator needs it on API hosts, a remote one does not.
+  const x402Key = await loadX402FeePayer(config.keysDir, config.localnet).catch((err: unknown) => {
+    logger.warn({ err }, 'no x402 fee payer key: x402 top-ups need X402_FACILITATOR_URL');
+    return null;
+  });
+  if (x402Key && config.localnet) await ensureFeePayerFunded(rpc, x402Key.signer.address, 1_000_000_000n);
 
   const rngChains = new RngChains(path.join(config.keysDir, 'rng'));
   const rngValue = (chainId: number, index: number) => rngChains.get(chainId).valueHex(index);
@@ -144,7 +172,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const links = explorerLinks({ baseUrl: config.EXPLORER_BASE_URL, cluster: config.cluster, rpcUrl: config.PUBLIC_RPC_URL ?? rpcUrl });
 
   const dice = new DiceGame({ bets: stores.bets, rng: stores.rng, ackOf });
-  const sweeper = new SweeperGame({ bets: stores.bets, tickets: stores.tickets, rng: stores.rng, ackOf, clock, limits });
+  const sweeper = new SweeperGame({ bets: stores.bets, tickets: stores.tickets, rng: stores.rng, ackOf, aliasOf, clock, limits });
   const lifecycle = new BetLifecycle({
     bets: stores.bets,
     games: { dice, sweeper },
@@ -158,7 +186,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     rpc,
     ledger: stores.ledger,
     indexer: stores.indexer,
-    ctx: { usdcMint: setup.usdcMint, vaultTokenAccount: setup.vaultTokenAccount },
+    ctx: { usdcMint: setup.usdcMint, vaultTokenAccount: setup.vaultTokenAccount, lpMint: setup.lpMint, keeperLpAccount },
     commitment: config.INDEXER_COMMITMENT,
     clock,
     aliasOf,
@@ -176,7 +204,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
       chainLength: config.RNG_CHAIN_LENGTH,
       rolloverMargin: config.RNG_ROLLOVER_MARGIN,
     },
-    deadlines: { bets: stores.bets, lifecycle, tail, clock, logger: workerLogger },
+    deadlines: { bets: stores.bets, tickets: stores.tickets, lifecycle, tail, clock, logger: workerLogger, ticketIdleMs: config.TICKET_IDLE_MS },
     anchoring: {
       anchorer: {
         store: stores.anchors,
@@ -199,7 +227,48 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
       manifestMaxEvents: config.MANIFEST_MAX_EVENTS,
       manifestMaxDelayMs: config.MANIFEST_MAX_DELAY_MS,
     },
+    keeper: {
+      keeper: {
+        withdrawals: stores.withdrawals,
+        lp: stores.lp,
+        ledger: stores.ledger,
+        rpc,
+        setup,
+        keeperKey: operator.keeper,
+        limits,
+        commitment: config.INDEXER_COMMITMENT,
+        clock,
+        logger: workerLogger,
+      },
+      redisUrl: config.REDIS_URL,
+      queuePrefix: keys.queuePrefix(),
+      logger,
+    },
   };
+
+  const network = x402NetworkOf(config.cluster);
+  const x402 = new X402Payments({
+    network,
+    usdcMint: setup.usdcMint,
+    payTo: setup.vaultAuthority,
+    facilitator: facilitatorFromConfig({
+      network,
+      url: config.X402_FACILITATOR_URL,
+      rpcUrl,
+      feePayer: () => {
+        if (!x402Key) throw new Error(`no x402 fee payer key in ${config.keysDir}`);
+        return x402Key.signer;
+      },
+    }),
+  });
+  const publicBase = config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `http://localhost:${config.PORT}`;
+  const topUps = new TopUps({
+    x402,
+    payments: stores.payments,
+    tail,
+    ledger: stores.ledger,
+    resourceUrl: `${publicBase}/api/protocol/v1/player/x402-deposit`,
+  });
 
   return {
     config,
@@ -222,8 +291,20 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     sweeper,
     lifecycle,
     tail,
-    player: { ledger: stores.ledger, rpc, setup, tail, aliasOf },
-    house: { ledger: stores.ledger, rpc, vaultTokenAccount: setup.vaultTokenAccount, lpMint: setup.lpMint, limits, clock, startedAtMs },
+    player: { ledger: stores.ledger, withdrawals: stores.withdrawals, links, rpc, setup, tail, aliasOf },
+    house: {
+      ledger: stores.ledger,
+      lp: stores.lp,
+      rpc,
+      setup,
+      vaultTokenAccount: setup.vaultTokenAccount,
+      lpMint: setup.lpMint,
+      limits,
+      clock,
+      startedAtMs,
+    },
+    withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock },
+    topUps,
     worker,
     close,
   };
@@ -246,6 +327,8 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     sweeper: w.sweeper,
     player: w.player,
     house: w.house,
+    withdrawals: w.withdrawals,
+    topUps: w.topUps,
     chain: {
       cluster: config.cluster,
       rpcUrl: config.PUBLIC_RPC_URL ?? w.rpcUrl,

@@ -1,13 +1,18 @@
 // No free options: a committed bet that was not revealed settles at its deadline, with a seed we know
-// (recovery store or wallet memo) or as a loss. It is never voided or refunded.
+// (recovery store or wallet memo) or as a loss. It is never voided or refunded. And an open Sweeper ticket left
+// idle (no turn in flight for TICKET_IDLE_MS) is closed, so idle tickets cannot hold the house's exposure (design §10).
 import type { Logger } from 'pino';
 import { tailAddress, type TailDeps } from '../funding/tail.ts';
 import type { BetLifecycle } from '../games/lifecycle.ts';
 import type { BetStore } from '../store/bets.ts';
+import type { TicketStore } from '../store/tickets.ts';
 
 export interface DeadlineDeps {
   bets: BetStore;
+  tickets: TicketStore;
   lifecycle: BetLifecycle;
+  /** TICKET_IDLE_MS. */
+  ticketIdleMs: number;
   /** Reads a wallet's own transactions, where a `pfws:v1:reveal` memo may wait. */
   tail: TailDeps;
   clock: () => Date;
@@ -52,4 +57,23 @@ export async function settleDueBets(deps: DeadlineDeps, limit = 200): Promise<nu
     }
   }
   return settled;
+}
+
+/**
+ * Closes every Sweeper ticket idle for TICKET_IDLE_MS: cashed out at the current payout after a won row, expired with
+ * its stake back before any; the receipt says `closedBy: 'idle'`.
+ * @returns how many tickets were closed
+ */
+export async function closeIdleTickets(deps: DeadlineDeps, limit = 200): Promise<number> {
+  const cutoff = deps.clock().getTime() - deps.ticketIdleMs;
+  let closed = 0;
+  for (const ticketId of await deps.tickets.idleTickets(cutoff, limit)) {
+    try {
+      if (await deps.lifecycle.closeIdle('sweeper', ticketId, deps.ticketIdleMs)) closed++;
+      else await deps.tickets.forgetIdle(ticketId);
+    } catch (err) {
+      deps.logger.error({ err, ticketId }, 'idle ticket close failed');
+    }
+  }
+  return closed;
 }

@@ -1,18 +1,26 @@
-// The worker role: RNG chain heads and rollover, deadline settlement, bet-log anchoring and journal manifests.
+// The worker role: RNG chain heads and rollover, deadline settlement and idle tickets, bet-log anchoring, journal
+// manifests, and the keeper (withdrawals and LP flows).
 import type { Logger } from 'pino';
 import { startAnchoring, type AnchoringDeps, type AnchoringHandle, type AnchoringOptions } from './anchor-queue.ts';
-import { settleDueBets, type DeadlineDeps } from './deadlines.ts';
+import { closeIdleTickets, settleDueBets, type DeadlineDeps } from './deadlines.ts';
+import { startKeeper, type KeeperHandle, type KeeperQueueDeps, type KeeperQueueOptions } from './keeper-queue.ts';
 import { ensureRngChains, type RngHeadDeps } from './rng-heads.ts';
 
 export interface WorkerDeps {
   rngHeads: RngHeadDeps;
   deadlines: DeadlineDeps;
   anchoring: AnchoringDeps;
+  keeper: KeeperQueueDeps;
   logger: Logger;
+}
+
+export interface WorkerOptions extends AnchoringOptions {
+  keeper?: KeeperQueueOptions;
 }
 
 export interface WorkerHandle {
   anchoring: AnchoringHandle;
+  keeper: KeeperHandle;
   stop(): Promise<void>;
 }
 
@@ -36,10 +44,11 @@ function every(ms: number, task: () => Promise<unknown>, onError: (err: unknown)
   };
 }
 
-export async function startWorker(deps: WorkerDeps, options: AnchoringOptions = {}): Promise<WorkerHandle> {
+export async function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Promise<WorkerHandle> {
   const log = deps.logger.child({ role: 'worker' });
   await ensureRngChains(deps.rngHeads);
   const anchoring = await startAnchoring(deps.anchoring, options);
+  const keeper = await startKeeper(deps.keeper, options.keeper);
   const stops = [
     every(
       5_000,
@@ -48,13 +57,18 @@ export async function startWorker(deps: WorkerDeps, options: AnchoringOptions = 
     ),
     every(
       1_000,
-      () => settleDueBets(deps.deadlines),
+      async () => {
+        await settleDueBets(deps.deadlines);
+        await closeIdleTickets(deps.deadlines);
+      },
       (err) => log.warn({ err }, 'deadlines: pass failed'),
     ),
     () => anchoring.stop(),
+    () => keeper.stop(),
   ];
   return {
     anchoring,
+    keeper,
     async stop() {
       await Promise.all(stops.map((s) => s()));
     },

@@ -6,6 +6,8 @@ import type { ExplorerLinks } from '../protocol/explorer.ts';
 import type { SolanaRpc } from '../chain/rpc.ts';
 import type { OperatorKey } from '../operator/keys.ts';
 import type { PlayerDeps } from '../funding/player.ts';
+import type { WithdrawalDeps } from '../funding/withdrawals.ts';
+import type { TopUps } from '../payments/top-up.ts';
 import type { StateProofs } from '../funding/state-proof.ts';
 import type { DiceGame } from '../games/dice.ts';
 import type { BetLifecycle } from '../games/lifecycle.ts';
@@ -42,6 +44,9 @@ export interface ApiDeps {
   sweeper: SweeperGame;
   player: PlayerDeps;
   house: HouseDeps;
+  withdrawals: WithdrawalDeps;
+  /** x402 top-ups (also what the MCP `top_up` tool calls). */
+  topUps: TopUps;
   chain: ChainInfo;
   links: ExplorerLinks;
   stateProofs: StateProofs;

@@ -9,11 +9,16 @@ import { fromBase58 } from '../protocol/encoding.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { revokeMemo, setupMemo } from '../protocol/memo.ts';
 import { AmountError, microToNumber, parseNonNegativeAmount } from '../protocol/money.ts';
+import type { ExplorerLinks } from '../protocol/explorer.ts';
 import type { LedgerStore } from '../store/ledger.ts';
+import type { WithdrawalStore } from '../store/withdrawals.ts';
 import { tailAddress, watchWallet, type TailDeps } from './tail.ts';
+import { withdrawalsOf } from './withdrawals.ts';
 
 export interface PlayerDeps {
   ledger: LedgerStore;
+  withdrawals: WithdrawalStore;
+  links: ExplorerLinks;
   rpc: SolanaRpc;
   setup: ChainSetup;
   tail: TailDeps;
@@ -31,8 +36,8 @@ export function assertSessionPubkey(value: string): void {
   if (!ok) throw new PfwsError('INVALID_REQUEST', 'sessionPubkey must be a base58 Ed25519 public key that is not of small order');
 }
 
-export async function playerStatus(deps: Pick<PlayerDeps, 'ledger' | 'aliasOf'>, wallet: string) {
-  const [player, keys] = await Promise.all([deps.ledger.player(wallet), deps.ledger.sessionKeys(wallet)]);
+export async function playerStatus(deps: Pick<PlayerDeps, 'ledger' | 'aliasOf' | 'withdrawals' | 'links'>, wallet: string) {
+  const [player, keys, withdrawals] = await Promise.all([deps.ledger.player(wallet), deps.ledger.sessionKeys(wallet), withdrawalsOf(deps, wallet)]);
   return {
     walletAddress: wallet,
     alias: deps.aliasOf(wallet),
@@ -48,7 +53,7 @@ export async function playerStatus(deps: Pick<PlayerDeps, 'ledger' | 'aliasOf'>,
       signature: k.signature,
       updatedAt: k.at,
     })),
-    withdrawals: [],
+    withdrawals,
     totals: {
       deposited: microToNumber(player.deposited),
       wagered: microToNumber(player.wagered),

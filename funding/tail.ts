@@ -1,11 +1,23 @@
 // Tails one address through the RPC: pages getSignaturesForAddress back to the durable checkpoint, then
 // applies each transaction oldest first under the crediting rules, moving the checkpoint after each one.
-// The indexer and `player/sync` both come through here, so they can never disagree.
+// The indexer, `player/sync` and the x402 route all come through here, so they can never disagree.
 import { address, signature as toSignature, type Signature } from '@solana/kit';
 import type { SolanaRpc } from '../chain/rpc.ts';
 import type { IndexerStore } from '../store/indexer.ts';
-import type { LedgerStore } from '../store/ledger.ts';
-import { classifyTransaction, type CreditingContext, type RawTransaction, type WalletReveal } from './crediting.ts';
+import type { ChainItem, LedgerStore } from '../store/ledger.ts';
+import type { Classification, CreditingContext, RawTransaction, WalletReveal } from './crediting.ts';
+import { classifyLpRedeems, type LpContext } from './lp-crediting.ts';
+import { classifyWithX402 } from './x402-crediting.ts';
+
+/** What the rules read a transaction against: the USDC mint and vault, the LP mint and the keeper's LP account. */
+export type TailContext = CreditingContext & LpContext;
+
+/** Every crediting rule over one transaction: deposits, x402 top-ups, key memos, reveals, LP deposits and redemptions. */
+export function classifyAll(tx: RawTransaction, ctx: TailContext): Classification {
+  const base = classifyWithX402(tx, ctx);
+  const redeems = classifyLpRedeems(tx, ctx);
+  return redeems.length === 0 ? base : { items: [...base.items, ...redeems], reveals: base.reveals };
+}
 
 const PAGE = 1000;
 
@@ -13,7 +25,7 @@ export interface TailDeps {
   rpc: SolanaRpc;
   ledger: Pick<LedgerStore, 'applyChainItem'>;
   indexer: IndexerStore;
-  ctx: CreditingContext;
+  ctx: TailContext;
   commitment: 'confirmed' | 'finalized';
   clock: () => Date;
   /** The public alias journaled for a wallet's items. */
@@ -22,11 +34,15 @@ export interface TailDeps {
   onReveal: (reveal: WalletReveal) => Promise<void>;
 }
 
-/** Applies every item of one transaction; safe to repeat, since each item is keyed. */
-export async function applyTransaction(deps: TailDeps, signature: Signature): Promise<number> {
+/**
+ * Applies every item of one transaction; safe to repeat, since each item is keyed.
+ * @returns how many items were applied now, and every item the transaction holds (applied now or before); null when
+ *   the transaction is not visible at the ledger's commitment yet
+ */
+export async function applySignature(deps: TailDeps, signature: Signature): Promise<{ applied: number; items: ChainItem[] } | null> {
   const tx = await deps.rpc.getTransaction(signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: deps.commitment }).send();
-  if (!tx) throw new Error(`transaction ${signature} is not available yet`);
-  const { items, reveals } = classifyTransaction(tx as unknown as RawTransaction, deps.ctx);
+  if (!tx) return null;
+  const { items, reveals } = classifyAll(tx as unknown as RawTransaction, deps.ctx);
   const at = deps.clock().toISOString();
   let applied = 0;
   for (const item of items) {
@@ -34,7 +50,14 @@ export async function applyTransaction(deps: TailDeps, signature: Signature): Pr
     if (await deps.ledger.applyChainItem(withAlias, at)) applied++;
   }
   for (const reveal of reveals) await deps.onReveal(reveal);
-  return applied;
+  return { applied, items };
+}
+
+/** {@link applySignature} for a signature the RPC listed: it must be readable. */
+export async function applyTransaction(deps: TailDeps, signature: Signature): Promise<number> {
+  const result = await applySignature(deps, signature);
+  if (!result) throw new Error(`transaction ${signature} is not available yet`);
+  return result.applied;
 }
 
 /** Marks a wallet as recently active, so the indexer also tails its memo-only transactions. */

@@ -8,7 +8,8 @@
 // - a top-level Memo v2 instruction reads `pfws:v1:x402:<authority>:<nonce>`, with no signer accounts or only the
 //   authority. The authority's signature covers the whole message, memo included, so the payer named themself.
 // The credit goes only to the wallet that paid and signed, keyed `<signature>:<instruction index>` like every deposit,
-// so the route (right after settling) and the indexer (after any crash) apply it once between them.
+// so the route (right after settling) and the indexer (after any crash) apply it once between them. Its item kind is
+// `x402-deposit`: credited exactly as a deposit, journaled with `source: 'x402'` and the payment id.
 import { getTransferCheckedInstructionDataDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { fromBase58 } from '../protocol/encoding.ts';
 import { MEMO_PROGRAM_ID, parseMemo } from '../protocol/memo.ts';
@@ -94,7 +95,7 @@ export function x402Deposits(tx: RawTransaction, ctx: CreditingContext, alreadyC
   const slot = Number(tx.slot);
   return vaultTransfers(tx, ctx)
     .filter((t) => payers.has(t.authority) && !alreadyCredited.has(`${signature}:${t.instructionIndex}`))
-    .map((t) => ({ key: `${signature}:${t.instructionIndex}`, kind: 'deposit', signature, slot, wallet: t.authority, amount: t.amount }));
+    .map((t) => ({ key: `${signature}:${t.instructionIndex}`, kind: 'x402-deposit', signature, slot, wallet: t.authority, amount: t.amount }));
 }
 
 /**

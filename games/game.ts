@@ -51,6 +51,12 @@ export interface TurnOutcome {
   reply: Record<string, unknown>;
 }
 
+/** A play closed for being idle (design §10): its wallet, and what the ledger writes through the settle script. */
+export interface IdleClose {
+  wallet: string;
+  outcome: TurnOutcome;
+}
+
 export interface Game {
   readonly name: GameName;
   /**
@@ -66,6 +72,8 @@ export interface Game {
   settleTurn(turn: TurnToSettle): Promise<TurnOutcome>;
   /** The reply of a turn settled before (a replayed reveal), from what the ledger stored. */
   storedReply(bet: BetRecord, stored: string): Promise<Record<string, unknown>>;
+  /** Games whose plays stay open between turns (Sweeper tickets) close an idle one; null when it cannot be closed. */
+  closeIdle?(playId: string, settledAt: string): Promise<IdleClose | null>;
 }
 
 /** Every game, by name. */

@@ -210,6 +210,28 @@ export class BetLifecycle {
     return { reply, player: result.player, fresh: result.kind === 'ok' };
   }
 
+  /**
+   * Closes a play left idle (design §10: a Sweeper ticket with no turn in flight for TICKET_IDLE_MS) through the same
+   * settle script as every turn, which re-checks atomically that it is still running, idle and without a turn.
+   * @returns true when it was closed now
+   */
+  async closeIdle(game: GameName, playId: string, idleMs: number): Promise<boolean> {
+    const rules = this.deps.games[game];
+    if (!rules.closeIdle) return false;
+    const now = this.deps.clock();
+    const settledAt = now.toISOString();
+    const plan = await rules.closeIdle(playId, settledAt);
+    if (!plan) return false;
+    const result = await this.deps.bets.settleTurn({ hash: '', wallet: plan.wallet, game, ticketId: playId }, plan.outcome.write, settledAt, {
+      cutoffMs: now.getTime() - idleMs,
+    });
+    if (result.kind === 'err') {
+      if (result.reason === 'not_idle' || result.reason === 'turn_pending' || result.reason === 'ticket_not_running') return false;
+      throw rejectionError(result.reason, result.detail);
+    }
+    return result.kind === 'ok';
+  }
+
   /** A wallet's on-chain `pfws:v1:reveal:<betPayloadHash>:<clientSeedRaw>` memo settles its own committed bet. */
   async applyWalletReveal(reveal: { wallet: string; betPayloadHash: string; clientSeedRaw: string }): Promise<void> {
     const bet = await this.deps.bets.bet(reveal.betPayloadHash);

@@ -5,14 +5,21 @@ import type { Ack } from '../protocol/ack.ts';
 import type { BetPayload, SweeperBetPayload, SweeperTurnParams } from '../protocol/bet-payload.ts';
 import { gameRejected, PfwsError, rejectionError } from '../protocol/errors.ts';
 import { microToNumber } from '../protocol/money.ts';
-import { sweeperReceiptId, type PlaySource } from '../protocol/receipt.ts';
-import { buildSweeperSettlement, nextSweeperState, resolveSweeperTurn, sweeperTicketPayout } from '../protocol/sweeper-receipt.ts';
+import type { PlaySource } from '../protocol/receipt.ts';
+import {
+  buildSweeperSettlement,
+  nextSweeperState,
+  resolveSweeperTurn,
+  sweeperTicketPayout,
+  type SweeperSettlement,
+  type SweeperTurnInput,
+} from '../protocol/sweeper-receipt.ts';
 import { isSweeperMode, SWEEPER_MODES, SWEEPER_ROWS, sweeperMultiplierBps, sweeperPayout, type SweeperMode } from '../protocol/sweeper.ts';
 import type { LimitSettings } from '../protocol/house.ts';
-import type { AckSource, BetRecord, BetStore } from '../store/bets.ts';
+import type { AckSource, BetRecord, BetStore, TurnWrite } from '../store/bets.ts';
 import type { TicketRecord, TicketStore, TicketTurn } from '../store/tickets.ts';
 import type { RngStore } from '../store/rng.ts';
-import type { Game, PrepareInput, TurnOutcome, TurnPlan, TurnToSettle } from './game.ts';
+import type { Game, IdleClose, PrepareInput, TurnOutcome, TurnPlan, TurnToSettle } from './game.ts';
 import { parseWager, playerView, type BetLifecycle } from './lifecycle.ts';
 
 export interface SweeperDeps {
@@ -20,6 +27,8 @@ export interface SweeperDeps {
   tickets: TicketStore;
   rng: RngStore;
   ackOf: (bet: AckSource) => Ack;
+  /** The public alias of a wallet: an idle ticket with no turn has no signed payload naming it. */
+  aliasOf: (wallet: string) => string;
   clock: () => Date;
   limits: LimitSettings;
 }
@@ -51,6 +60,7 @@ export function ticketView(t: TicketRecord, pendingAck: Ack | null = null) {
     serverSeedHash: t.serverSeedHash,
     createdAt: t.createdAt,
     ...(t.endedAt ? { endedAt: t.endedAt } : {}),
+    ...(t.closedBy ? { closedBy: t.closedBy } : {}),
     pendingTurn: t.pendingTurn ? { status: 'awaiting_reveal' as const, betPayloadHash: t.pendingTurn, ack: pendingAck } : null,
   };
 }
@@ -162,7 +172,7 @@ export class SweeperGame implements Game {
 
   async settleTurn(turn: TurnToSettle): Promise<TurnOutcome> {
     const { bet, ack, reveal, rngReveal, settledAt } = turn;
-    const { bets, tickets } = this.deps;
+    const { tickets } = this.deps;
     const ticket = await tickets.get(bet.ticketId);
     if (!ticket || ticket.wallet !== bet.wallet) throw gameRejected('No such ticket for this wallet', 'no_ticket');
     const payload = turn.payload as SweeperBetPayload;
@@ -184,9 +194,8 @@ export class SweeperGame implements Game {
     const ended = outcome !== 'running';
     const payout = sweeperTicketPayout(ticket.wager, mode, outcome, rowsWon);
     const alias = payload.player;
-    let receipt: ReturnType<typeof buildSweeperSettlement> | null = null;
+    let receipt: SweeperSettlement | null = null;
     if (ended) {
-      const records = await Promise.all(turns.map(async (t) => (t.betPayloadHash === bet.hash ? bet : (await bets.bet(t.betPayloadHash))!)));
       receipt = buildSweeperSettlement({
         ticketId: ticket.id,
         mode,
@@ -194,15 +203,7 @@ export class SweeperGame implements Game {
         player: alias,
         source: ticket.source,
         settledAt,
-        turns: turns.map((t, i) => ({
-          betPayload: JSON.parse(records[i]!.payload) as SweeperBetPayload,
-          betPayloadHash: t.betPayloadHash,
-          commitSignature: records[i]!.commitSignature,
-          ack: t.betPayloadHash === bet.hash ? ack : this.deps.ackOf(records[i]!),
-          clientSeedRaw: t.clientSeedRaw,
-          revealSignature: t.revealSignature,
-          rngReveal: t.rngReveal,
-        })),
+        turns: await this.#turnInputs(turns, bet, ack),
       });
     }
     const endedTicket: TicketRecord = {
@@ -234,8 +235,6 @@ export class SweeperGame implements Game {
       betLogEntry: receipt?.betLogEntry ?? null,
       betLogEntryHash: receipt?.betLogEntryHash ?? null,
     };
-    const receiptId = receipt?.receiptId ?? sweeperReceiptId(ticket.id);
-    const status = receipt?.status ?? null;
     return {
       reply,
       write: {
@@ -246,50 +245,129 @@ export class SweeperGame implements Game {
           json: JSON.stringify({ game: 'sweeper', player: alias, ticketId: ticket.id, betPayloadHash: bet.hash, ...turnView }),
         },
         ticket: { rowsWon, status: ended ? 'settled' : 'running', turnsJson: JSON.stringify(turns), outcome: ended ? outcome : '' },
-        end: receipt && {
-          payout,
-          houseNet: ticket.wager - payout,
-          won: payout > 0n,
+        end: receipt && this.#endWrite(ticket, receipt, alias, settledAt),
+      },
+    };
+  }
+
+  /** Every turn of a ticket as its receipt lists it, from the stored bets (`current` is the turn settling now). */
+  async #turnInputs(turns: readonly TicketTurn[], current: BetRecord | null, currentAck: Ack | null): Promise<SweeperTurnInput[]> {
+    const records = await Promise.all(
+      turns.map(async (t) => (current && t.betPayloadHash === current.hash ? current : (await this.deps.bets.bet(t.betPayloadHash))!)),
+    );
+    return turns.map((t, i) => ({
+      betPayload: JSON.parse(records[i]!.payload) as SweeperBetPayload,
+      betPayloadHash: t.betPayloadHash,
+      commitSignature: records[i]!.commitSignature,
+      ack: currentAck && current && t.betPayloadHash === current.hash ? currentAck : this.deps.ackOf(records[i]!),
+      clientSeedRaw: t.clientSeedRaw,
+      revealSignature: t.revealSignature,
+      rngReveal: t.rngReveal,
+    }));
+  }
+
+  /** What the ledger writes when a ticket ends: the stake released, the payout, the receipt, the journal and feeds. */
+  #endWrite(ticket: TicketRecord, receipt: SweeperSettlement, alias: string, settledAt: string): NonNullable<TurnWrite['end']> {
+    const { receiptId, status, outcome, rowsWon, payout, closedBy } = receipt;
+    const closed = closedBy ? { closedBy } : {};
+    return {
+      payout,
+      houseNet: ticket.wager - payout,
+      // An expired ticket got its stake back: not a win.
+      won: payout > 0n && outcome !== 'expired',
+      receiptId,
+      receiptJson: JSON.stringify(receipt.receipt),
+      leafHashHex: receipt.betLogEntryHash,
+      event: {
+        type: 'ticket_settled',
+        json: JSON.stringify({
+          game: 'sweeper',
+          player: alias,
+          ticketId: ticket.id,
           receiptId,
-          receiptJson: JSON.stringify(receipt.receipt),
-          leafHashHex: receipt.betLogEntryHash,
-          event: {
-            type: 'ticket_settled',
-            json: JSON.stringify({
-              game: 'sweeper',
-              player: alias,
-              ticketId: ticket.id,
-              receiptId,
-              mode,
-              outcome,
-              rowsWon,
-              wager: ticket.wager.toString(),
-              payout: payout.toString(),
-              status,
-            }),
-          },
-          recentJson: JSON.stringify({
-            ticketId: ticket.id,
-            receiptId,
-            mode,
-            outcome,
-            rowsWon,
-            wager: microToNumber(ticket.wager),
-            payout: microToNumber(payout),
-            endedAt: settledAt,
-          }),
-          playJson: JSON.stringify({
-            game: 'sweeper',
-            receiptId,
-            player: alias,
-            source: ticket.source,
-            status,
-            outcome,
-            wager: microToNumber(ticket.wager),
-            payout: microToNumber(payout),
-            rowsWon,
-            settledAt,
-          }),
+          mode: ticket.mode,
+          outcome,
+          rowsWon,
+          wager: ticket.wager.toString(),
+          payout: payout.toString(),
+          status,
+          ...closed,
+        }),
+      },
+      recentJson: JSON.stringify({
+        ticketId: ticket.id,
+        receiptId,
+        mode: ticket.mode,
+        outcome,
+        rowsWon,
+        wager: microToNumber(ticket.wager),
+        payout: microToNumber(payout),
+        endedAt: settledAt,
+        ...closed,
+      }),
+      playJson: JSON.stringify({
+        game: 'sweeper',
+        receiptId,
+        player: alias,
+        source: ticket.source,
+        status,
+        outcome,
+        wager: microToNumber(ticket.wager),
+        payout: microToNumber(payout),
+        rowsWon,
+        settledAt,
+        ...closed,
+      }),
+    };
+  }
+
+  /**
+   * Design §10: a running ticket with no turn in flight closes as idle, cashed out at its current payout after a won
+   * row, or expired with its stake back before any. The ledger's settle script re-checks that it is still idle.
+   * @returns null when the ticket is not running or has a turn in flight
+   */
+  async closeIdle(ticketId: string, settledAt: string): Promise<IdleClose | null> {
+    const ticket = await this.deps.tickets.get(ticketId);
+    if (ticket?.status !== 'running' || ticket.pendingTurn) return null;
+    const turns = await this.#turnInputs(ticket.turns, null, null);
+    const alias = turns[0]?.betPayload.player ?? this.deps.aliasOf(ticket.wallet);
+    const receipt = buildSweeperSettlement({
+      ticketId: ticket.id,
+      mode: ticket.mode as SweeperMode,
+      wager: ticket.wager,
+      player: alias,
+      source: ticket.source,
+      settledAt,
+      turns,
+      closedBy: 'idle',
+    });
+    const endedTicket: TicketRecord = {
+      ...ticket,
+      status: 'settled',
+      outcome: receipt.outcome as TicketRecord['outcome'],
+      closedBy: 'idle',
+      endedAt: settledAt,
+      payout: receipt.payout,
+    };
+    const reply = {
+      ticketId: ticket.id,
+      closedBy: 'idle' as const,
+      ticket: ticketView(endedTicket),
+      receiptId: receipt.receiptId,
+      betLogEntry: receipt.betLogEntry,
+      betLogEntryHash: receipt.betLogEntryHash,
+    };
+    return {
+      wallet: ticket.wallet,
+      outcome: {
+        reply,
+        write: {
+          settlement: JSON.stringify(reply),
+          disclosedIndex: 0,
+          turnEvent: null,
+          ticket: { rowsWon: ticket.rowsWon, status: 'settled', turnsJson: JSON.stringify(ticket.turns), outcome: receipt.outcome },
+          closedBy: 'idle',
+          end: this.#endWrite(ticket, receipt, alias, settledAt),
         },
       },
     };

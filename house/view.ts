@@ -1,18 +1,22 @@
 // The house as the contract shows it: NAV and limits read live from the vault on-chain and the ledger, the
-// APR of the game results since the ledger started, and a wallet's LP position.
+// APR of the game results since the ledger started, LP totals, and a wallet's LP position.
 import { address, type Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { ataOf } from '../chain/genesis.ts';
+import { ataOf, type ChainSetup } from '../chain/genesis.ts';
 import type { SolanaRpc } from '../chain/rpc.ts';
 import { limitsOf, type LimitSettings } from '../protocol/house.ts';
+import { positionView } from '../protocol/lp-shares.ts';
 import { microToNumber } from '../protocol/money.ts';
-import type { LedgerStore } from '../store/ledger.ts';
+import type { HouseTotals, LedgerStore } from '../store/ledger.ts';
+import type { LpStore } from '../store/lp.ts';
 
 const YEAR_MS = 365 * 86_400_000;
 
 export interface HouseDeps {
   ledger: LedgerStore;
+  lp: LpStore;
   rpc: SolanaRpc;
+  setup: ChainSetup;
   vaultTokenAccount: Address;
   lpMint: Address;
   limits: LimitSettings;
@@ -21,36 +25,44 @@ export interface HouseDeps {
   startedAtMs: number;
 }
 
-async function liveVault(deps: HouseDeps): Promise<bigint> {
+async function liveVault(deps: Pick<HouseDeps, 'rpc' | 'vaultTokenAccount'>): Promise<bigint> {
   const { value } = await deps.rpc.getTokenAccountBalance(deps.vaultTokenAccount).send();
   return BigInt(value.amount);
 }
 
-/** NAV per share, as a ratio of integers (both have 6 decimals). */
-async function lpState(deps: HouseDeps, nav: bigint) {
-  const mint = await fetchMint(deps.rpc, deps.lpMint);
-  const supply = mint.data.supply;
-  return { supply, sharePrice: supply > 0n ? Number(nav) / Number(supply) : 0 };
+/** The LP supply the ledger prices with (bootstrap + minted − redeemed); the mint's own supply before it is recorded. */
+async function lpSupplyOf(deps: Pick<HouseDeps, 'rpc' | 'lpMint'>, totals: HouseTotals): Promise<bigint> {
+  if (totals.lpSupply > 0n) return totals.lpSupply;
+  return (await fetchMint(deps.rpc, deps.lpMint)).data.supply;
 }
 
-export async function houseView(deps: HouseDeps) {
+/** The live NAV (vault on-chain minus what the ledger locks), the LP supply and the ledger totals, read together. */
+export async function houseState(deps: Pick<HouseDeps, 'ledger' | 'rpc' | 'vaultTokenAccount' | 'lpMint' | 'limits'>) {
   const [totals, vault] = await Promise.all([deps.ledger.house(), liveVault(deps)]);
   const limits = limitsOf(totals, deps.limits, vault);
-  const nav = limits.nav;
-  const { sharePrice } = await lpState(deps, nav);
+  const supply = await lpSupplyOf(deps, totals);
+  return { totals, vault, limits, nav: limits.nav, supply };
+}
+
+/** NAV per share as a display number: floats never touch a balance, only this ratio. */
+const sharePriceOf = (nav: bigint, supply: bigint): number => (supply > 0n && nav > 0n ? Number(nav) / Number(supply) : 0);
+
+export async function houseView(deps: HouseDeps) {
+  const { totals, limits, nav, supply } = await houseState(deps);
   const elapsed = deps.clock().getTime() - deps.startedAtMs;
-  const apr = totals.capital > 0n && elapsed > 0 ? (Number(totals.gameNet) / Number(totals.capital)) * (YEAR_MS / elapsed) : 0;
+  const bankroll = totals.capital + totals.lpPrincipal;
+  const apr = bankroll > 0n && elapsed > 0 ? (Number(totals.gameNet) / Number(bankroll)) * (YEAR_MS / elapsed) : 0;
   const idle = nav > 0n ? nav : 0n;
   return {
     totalValue: microToNumber(nav),
-    baseBankroll: microToNumber(totals.capital),
+    baseBankroll: microToNumber(bankroll),
     gameNet: microToNumber(totals.gameNet),
     volume: microToNumber(totals.volume),
     apr,
     maxExposure: microToNumber(limits.maxExposure),
     utilization: limits.maxExposure > 0n ? Number(totals.exposure) / Number(limits.maxExposure) : 0,
-    totalStaked: microToNumber(totals.staked),
-    sharePrice,
+    totalStaked: microToNumber(totals.lpPrincipal),
+    sharePrice: sharePriceOf(nav, supply),
     activeReserve: microToNumber(totals.staked + totals.exposure),
     idleReserve: microToNumber(idle),
     deployableToYield: 0,
@@ -61,26 +73,25 @@ export async function houseView(deps: HouseDeps) {
   };
 }
 
-export async function housePosition(deps: HouseDeps, wallet: string) {
+/** A wallet's LP tokens, read from its LP token account on-chain (shares are SPL tokens and can move). */
+export async function lpSharesOf(deps: Pick<HouseDeps, 'rpc' | 'lpMint'>, wallet: string): Promise<bigint> {
   const lpAccount = await ataOf(address(wallet), deps.lpMint);
-  const [account, totals, vault] = await Promise.all([
-    deps.rpc
-      .getTokenAccountBalance(lpAccount)
-      .send()
-      .then((r) => BigInt(r.value.amount))
-      .catch(() => 0n),
-    deps.ledger.house(),
-    liveVault(deps),
-  ]);
-  const nav = limitsOf(totals, deps.limits, vault).nav;
-  const { supply, sharePrice } = await lpState(deps, nav);
-  // LP deposits are not credited as principal yet (design §3 LP flows are future work), so principal is 0.
-  const currentValue = account > 0n ? (Number(account) / 1e6) * sharePrice : 0;
+  return deps.rpc
+    .getTokenAccountBalance(lpAccount)
+    .send()
+    .then((r) => BigInt(r.value.amount))
+    .catch(() => 0n);
+}
+
+export async function housePosition(deps: HouseDeps, wallet: string) {
+  const [shares, ledgerPosition, state] = await Promise.all([lpSharesOf(deps, wallet), deps.lp.position(wallet), houseState(deps)]);
+  const { supply, nav } = state;
+  const view = positionView({ shares, principal: ledgerPosition.principal }, supply, nav);
   return {
-    shares: microToNumber(account),
-    principal: 0,
-    currentValue,
-    profit: currentValue,
-    ownership: supply > 0n ? Number(account) / Number(supply) : 0,
+    shares: microToNumber(view.shares),
+    principal: microToNumber(view.principal),
+    currentValue: microToNumber(view.currentValue),
+    profit: microToNumber(view.profit),
+    ownership: supply > 0n ? Number(shares) / Number(supply) : 0,
   };
 }

@@ -1,5 +1,6 @@
-// The indexer role: a single leader (Redis lease) tails the vault, the recently active wallets, and the
-// wallets whose bets wait for a reveal (a wallet may reveal on-chain with a memo that never touches the vault).
+// The indexer role: a single leader (Redis lease) tails the vault, the keeper's LP account (LP redemptions), the
+// recently active wallets, and the wallets whose bets wait for a reveal (a wallet may reveal on-chain with a memo that
+// never touches the vault).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { tailAddress, type TailDeps } from '../funding/tail.ts';
@@ -86,7 +87,7 @@ export class Indexer {
       if (!(await this.#holdLease())) return;
       const active = () => !this.#stopped && this.#leader;
       const wallets = this.#ticks++ % WALLET_EVERY_TICKS === 0 ? await this.#walletsToTail() : [];
-      const targets = [this.deps.ctx.vaultTokenAccount, ...wallets];
+      const targets = [this.deps.ctx.vaultTokenAccount, this.deps.ctx.keeperLpAccount, ...wallets];
       for (const target of targets) {
         if (!active()) break;
         const applied = await tailAddress(this.deps, target, active);

@@ -47,9 +47,29 @@ export class BaseError<Code extends string> extends Error {
   }
 }
 
+/** What an envelope carries beside `error`: a 402's `accepts` and `x402Version`, and the headers that go with it. */
+export interface EnvelopeExtras {
+  /** Top-level fields of the envelope next to `error` (never `error` itself). */
+  fields?: Record<string, unknown>;
+  /** Response headers, such as x402's `PAYMENT-REQUIRED`. */
+  headers?: Record<string, string>;
+}
+
 /** The service's error: every failure a client sees is one of these, turned into an envelope in one place. */
 export class PfwsError extends BaseError<ErrorCode> {
   override readonly name = 'PfwsError';
+  readonly extras: EnvelopeExtras;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown; extras?: EnvelopeExtras }) {
+    super(code, message, details, options);
+    this.extras = options?.extras ?? {};
+  }
+
+  /** The REST envelope `{ error: { code, message, details? }, ...extras.fields }` (also what MCP tools return). */
+  envelope(): Record<string, unknown> {
+    const error = this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return { ...this.extras.fields, error };
+  }
 }
 
 /** A GAME_INPUT_REJECTED with its stable machine-readable `details.reason`. */
@@ -76,6 +96,7 @@ export const LEDGER_REJECTIONS = {
   cashout_zero: 'A cashout needs at least one cleared row',
   session_key: 'The session key is not authorized for this wallet (or was revoked)',
   rng_exhausted: 'No operator RNG chain is committed yet; retry shortly',
+  not_idle: 'The ticket had activity within TICKET_IDLE_MS',
 } as const;
 
 export type LedgerRejection = keyof typeof LEDGER_REJECTIONS;

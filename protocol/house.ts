@@ -10,6 +10,8 @@ export interface LockedTotals {
   pendingWithdrawals: bigint;
   unattributed: bigint;
   lpPending: bigint;
+  /** LP redemptions valued at NAV but not yet paid out. */
+  lpPayable: bigint;
 }
 
 /** Each limit as basis points of NAV. */
@@ -27,9 +29,9 @@ export interface Limits {
   openExposure: bigint;
 }
 
-/** What the vault holds for others: players, stakes, exposure, withdrawals in flight, unattributed, unminted LP. */
+/** What the vault holds for others: players, stakes, exposure, withdrawals in flight, unattributed, unminted LP, unpaid LP redemptions. */
 export function totalLocked(h: LockedTotals): bigint {
-  return h.balances + h.staked + h.exposure + h.pendingWithdrawals + h.unattributed + h.lpPending;
+  return h.balances + h.staked + h.exposure + h.pendingWithdrawals + h.unattributed + h.lpPending + h.lpPayable;
 }
 
 /**

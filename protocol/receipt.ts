@@ -8,7 +8,8 @@ export const RECEIPT_VERSION = 1;
 export const DICE_GAME_ID = 'dice:protocol-v1';
 export const SWEEPER_GAME_ID = 'sweeper:protocol-v1';
 
-export type ReceiptStatus = 'won' | 'lost' | 'forfeited';
+/** `expired`: an idle Sweeper ticket closed with no row won; its stake came back and no randomness was drawn. */
+export type ReceiptStatus = 'won' | 'lost' | 'forfeited' | 'expired';
 
 /** Who submitted the play: server-owned metadata, never a client parameter. */
 export type PlaySource = 'api' | 'mcp';

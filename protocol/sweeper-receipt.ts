@@ -19,7 +19,16 @@ export interface SweeperTurnInput {
   rngReveal: string | null;
 }
 
-export type SweeperOutcome = 'running' | 'busted' | 'cashed_out' | 'cleared' | 'forfeited';
+export type SweeperOutcome = 'running' | 'busted' | 'cashed_out' | 'cleared' | 'forfeited' | 'expired';
+
+/** Who ended a ticket other than its own turns: `idle`, the deadline worker after TICKET_IDLE_MS (design §10). */
+export type SweeperClosedBy = 'idle';
+
+/**
+ * Design §10: an idle running ticket is cashed out at its current payout once a row is won; with no row won no
+ * randomness was drawn, so it expires and its stake is returned.
+ */
+export const idleOutcome = (rowsWon: number): SweeperOutcome => (rowsWon >= 1 ? 'cashed_out' : 'expired');
 
 /** What one settled turn drew. */
 export interface SweeperTurnResult {
@@ -56,9 +65,9 @@ export function nextSweeperState(rowsWon: number, turn: SweeperTurnResult, seede
   return { rowsWon: rowsWon + 1, outcome: rowsWon + 1 === SWEEPER_ROWS ? 'cleared' : 'running' };
 }
 
-/** What a finished ticket pays: the current multiplier when cleared or cashed out, else nothing. */
+/** What a finished ticket pays: the current multiplier when cleared or cashed out, the stake when expired, else nothing. */
 export const sweeperTicketPayout = (wager: bigint, mode: SweeperMode, outcome: SweeperOutcome, rowsWon: number): bigint =>
-  outcome === 'cleared' || outcome === 'cashed_out' ? sweeperPayout(wager, mode, rowsWon) : 0n;
+  outcome === 'cleared' || outcome === 'cashed_out' ? sweeperPayout(wager, mode, rowsWon) : outcome === 'expired' ? wager : 0n;
 
 export interface SweeperTicketInput {
   ticketId: string;
@@ -68,14 +77,18 @@ export interface SweeperTicketInput {
   source: PlaySource;
   turns: readonly SweeperTurnInput[];
   settledAt: string;
+  /** Set when the ticket was closed while running, not by a turn (design §10); absent otherwise. */
+  closedBy?: SweeperClosedBy;
 }
 
 /**
- * The receipt of a finished ticket, from its turns in order.
- * @throws {Error} when the turns do not end the ticket, or a turn follows its end
+ * The receipt of a finished ticket, from its turns in order. A ticket closed as idle (`closedBy: 'idle'`) ends after
+ * its turns as {@link idleOutcome} says, and its receipt and bet-log entry say `closedBy: 'idle'`; every other
+ * ticket's entry is exactly as before (no `closedBy` field).
+ * @throws {Error} when the turns do not end the ticket (and it was not closed), or a turn follows its end
  */
 export function buildSweeperSettlement(input: SweeperTicketInput) {
-  const { ticketId, mode, wager, settledAt } = input;
+  const { ticketId, mode, wager, settledAt, closedBy } = input;
   let state: { rowsWon: number; outcome: SweeperOutcome } = { rowsWon: 0, outcome: 'running' };
   const results = input.turns.map((turn) => {
     if (state.outcome !== 'running') throw new Error(`ticket ${ticketId} has a turn after it ended`);
@@ -83,10 +96,16 @@ export function buildSweeperSettlement(input: SweeperTicketInput) {
     state = nextSweeperState(state.rowsWon, result, turn.clientSeedRaw !== null && turn.rngReveal !== null);
     return result;
   });
-  const { rowsWon, outcome } = state;
+  const { rowsWon } = state;
+  let { outcome } = state;
+  if (closedBy === 'idle') {
+    if (outcome !== 'running') throw new Error(`ticket ${ticketId} ended before it could be closed as idle`);
+    outcome = idleOutcome(rowsWon);
+  }
   if (outcome === 'running') throw new Error(`ticket ${ticketId} has not ended`);
   const payout = sweeperTicketPayout(wager, mode, outcome, rowsWon);
-  const status: ReceiptStatus = outcome === 'forfeited' ? 'forfeited' : payout > 0n ? 'won' : 'lost';
+  const status: ReceiptStatus = outcome === 'forfeited' || outcome === 'expired' ? outcome : payout > 0n ? 'won' : 'lost';
+  const closed = closedBy ? { closedBy } : {};
   const receiptId = sweeperReceiptId(ticketId);
   const alias = input.player;
   const turns = input.turns.map((turn, i) => ({ ...turn, ...(results[i] as SweeperTurnResult) }));
@@ -113,6 +132,7 @@ export function buildSweeperSettlement(input: SweeperTicketInput) {
     rowsWon,
     status,
     outcome,
+    ...closed,
     wager: wager.toString(),
     payout: payout.toString(),
     settledAt,
@@ -130,6 +150,7 @@ export function buildSweeperSettlement(input: SweeperTicketInput) {
     payout: microToNumber(payout),
     profit: microToNumber(payout - wager),
     status,
+    ...closed,
     input: {
       ticketId,
       mode,
@@ -174,12 +195,13 @@ export function buildSweeperSettlement(input: SweeperTicketInput) {
         clientSeedRaw: t.clientSeedRaw,
         rngReveal: t.rngReveal,
       })),
+      ...closed,
       betLogEntry,
     },
     anchor: pendingAnchor(betLogEntryHash),
     createdAt: settledAt,
   };
-  return { receiptId, status, outcome, rowsWon, wager, payout, betLogEntry, betLogEntryHash, receipt };
+  return { receiptId, status, outcome, rowsWon, wager, payout, closedBy: closedBy ?? null, betLogEntry, betLogEntryHash, receipt };
 }
 
 export type SweeperSettlement = ReturnType<typeof buildSweeperSettlement>;

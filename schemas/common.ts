@@ -32,6 +32,17 @@ export const ErrorEnvelope = Type.Object(
   { description: 'Every failure' },
 );
 
+/** A 402: the error envelope with x402's `accepts` and `x402Version` at the top level (design §7). */
+export const PaymentRequiredEnvelope = Type.Object(
+  {
+    error: ErrorEnvelope.properties.error,
+    accepts: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'x402 payment requirements; pay accepts[0]' }),
+    x402Version: Type.Integer(),
+    resource: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { description: 'Payment required or refused: resend with a fresh payment-signature for accepts[0]' },
+);
+
 /** Response map with the error envelope on every listed error status. */
 export function responses<T extends Record<number, TSchema>>(ok: T, errors: number[] = [400, 401, 404, 429, 500]) {
   const map: Record<number, TSchema> = { ...ok };

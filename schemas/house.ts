@@ -1,5 +1,6 @@
 // The house object (contract "House state") and an LP position.
 import { Type } from 'typebox';
+import { AmountInput } from './common.ts';
 
 const N = (description: string) => Type.Number({ description });
 
@@ -33,3 +34,8 @@ export const Position = Type.Object({
 });
 
 export const PositionResponse = Type.Object({ position: Position });
+
+export const LpDepositBody = Type.Object({ amount: AmountInput });
+export const LpRedeemBody = Type.Object({
+  shares: Type.Unknown({ description: 'positive LP shares (6 decimals, like USDC), a JSON number or a decimal string' }),
+});

@@ -25,13 +25,20 @@ export const SessionKeyStatus = Type.Object({
   updatedAt: Timestamp,
 });
 
+/** Design §3: `{ id, amount, status, createdAt, signature?, finalizedAt? }`, plus the payout's explorer link. */
 export const Withdrawal = Type.Object({
-  id: Type.String(),
+  id: Type.String({ description: 'wd_ and 26 base32 characters; the payout carries the memo pfws:v1:withdraw:<id>' }),
   amount: Amount,
-  status: Type.String(),
-  signature: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('finalized')]),
   createdAt: Timestamp,
+  signature: Type.Optional(Type.String({ description: 'the payout transaction, once the keeper signed it' })),
+  finalizedAt: Type.Optional(Timestamp),
+  explorerUrl: Type.Optional(Type.String({ description: 'the payout transaction on the block explorer' })),
 });
+
+export const WithdrawBody = Type.Object({ amount: AmountInput });
+
+export const WithdrawalResponse = Type.Object({ withdrawal: Withdrawal });
 
 export const PlayerStatus = Type.Object({
   walletAddress: Base58Address,
@@ -60,4 +67,12 @@ export const FaucetResult = Type.Object({
   usdc: Amount,
   sol: Type.Number(),
   signatures: Type.Array(Type.String()),
+});
+
+/** `POST /api/protocol/v1/player/x402-deposit`: the amount as in the setup body. */
+export const TopUpBody = Type.Object({ amount: AmountInput });
+
+export const TopUpResult = Type.Object({
+  payment: Type.Object({ id: Type.String({ description: 'the settled transaction signature' }), amount: Amount }),
+  balance: Amount,
 });

@@ -104,6 +104,8 @@ export interface TurnWrite {
   turnEvent: { type: string; json: string } | null;
   /** The ticket's new state, when the play is a ticket. */
   ticket: { rowsWon: number; status: 'running' | 'settled'; turnsJson: string; outcome: string } | null;
+  /** `idle` when the deadline worker closed an idle ticket (design §10). */
+  closedBy?: 'idle';
   end: {
     payout: bigint;
     houseNet: bigint;
@@ -163,7 +165,16 @@ export class BetStore {
       commitmentUsed: r[1] === 1,
       balance: big(2),
       nonce: Number(r[3]),
-      house: { vault: big(4), balances: big(5), staked: big(6), exposure: big(7), pendingWithdrawals: big(8), unattributed: big(9), lpPending: big(10) },
+      house: {
+        vault: big(4),
+        balances: big(5),
+        staked: big(6),
+        exposure: big(7),
+        pendingWithdrawals: big(8),
+        unattributed: big(9),
+        lpPending: big(10),
+        lpPayable: big(11),
+      },
     };
   }
 
@@ -250,10 +261,20 @@ export class BetStore {
     };
   }
 
-  /** Settles one turn atomically (store/scripts/settle_turn.lua); a replay answers `dup` and changes nothing. */
-  async settleTurn(bet: Pick<BetRecord, 'hash' | 'wallet' | 'game' | 'ticketId'>, w: TurnWrite, settledAt: string): Promise<SettleResult> {
+  /**
+   * Settles one turn atomically (store/scripts/settle_turn.lua); a replay answers `dup` and changes nothing.
+   * With `idle` (and an empty `bet.hash`) it closes an idle ticket through the same script instead: only a running
+   * ticket with no turn in flight, last active at or before `idle.cutoffMs`.
+   */
+  async settleTurn(
+    bet: Pick<BetRecord, 'hash' | 'wallet' | 'game' | 'ticketId'>,
+    w: TurnWrite,
+    settledAt: string,
+    idle?: { cutoffMs: number },
+  ): Promise<SettleResult> {
     const k = this.keys;
     const end = w.end;
+    if ((bet.hash === '') !== (idle !== undefined)) throw new Error('an idle close names no bet, and only an idle close');
     const reply = (await this.scripts.settleTurn(
       [
         k.player(bet.wallet),
@@ -269,6 +290,7 @@ export class BetStore {
         k.receipt(end?.receiptId ?? '-'),
         k.rng(),
         k.recentPlays(bet.wallet, bet.game),
+        k.idleTickets(),
       ],
       [
         bet.hash,
@@ -294,6 +316,10 @@ export class BetStore {
         w.ticket?.outcome ?? '',
         k.playsChannel(),
         end?.playJson ?? '',
+        Date.parse(settledAt),
+        bet.ticketId || '',
+        idle?.cutoffMs ?? 0,
+        w.closedBy ?? '',
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -8,12 +8,20 @@ export class Keys {
   activeTicket = (wallet: string) => `${this.prefix}:{${wallet}}:ticket`;
   recentPlays = (wallet: string, game: 'dice' | 'sweeper') => `${this.prefix}:{${wallet}}:recent:${game}`;
   withdrawals = (wallet: string) => `${this.prefix}:{${wallet}}:withdrawals`;
+  /** `keyHash` is sha256 of the client's Idempotency-Key, so any header text makes a safe key. */
+  withdrawalIdempotency = (wallet: string, keyHash: string) => `${this.prefix}:{${wallet}}:withdrawals:idem:${keyHash}`;
+  /** A wallet's LP position as the ledger keeps it: shares and principal at average cost. */
+  lpPosition = (wallet: string) => `${this.prefix}:{${wallet}}:lp`;
 
   prepared = (betPayloadHash: string) => `${this.prefix}:prep:${betPayloadHash}`;
   bet = (betPayloadHash: string) => `${this.prefix}:bet:${betPayloadHash}`;
   recoverySeed = (betPayloadHash: string) => `${this.prefix}:recovery:${betPayloadHash}`;
   ticket = (ticketId: string) => `${this.prefix}:ticket:${ticketId}`;
   receipt = (receiptId: string) => `${this.prefix}:receipt:${receiptId}`;
+  withdrawal = (id: string) => `${this.prefix}:withdrawal:${id}`;
+  lpJob = (jobId: string) => `${this.prefix}:lp:job:${jobId}`;
+  /** x402 single-use guard, keyed by the payment transaction's fingerprint. */
+  x402Claim = (fingerprint: string) => `${this.prefix}:x402:claim:${fingerprint}`;
 
   challenge = (nonce: string) => `${this.prefix}:challenge:${nonce}`;
   token = (tokenHash: string) => `${this.prefix}:token:${tokenHash}`;
@@ -23,6 +31,18 @@ export class Keys {
   readonly aliases = () => `${this.prefix}:aliases`;
   readonly commitments = () => `${this.prefix}:commitments`;
   readonly deadlines = () => `${this.prefix}:deadlines`;
+  /** Running Sweeper tickets with no turn in flight, scored by their last activity (ms). */
+  readonly idleTickets = () => `${this.prefix}:tickets:idle`;
+  /** Withdrawals not yet finalized, scored by creation (ms); the keeper works through them. */
+  readonly openWithdrawals = () => `${this.prefix}:withdrawals:open`;
+  /** Keeper jobs an operator must look at (a transaction landed and failed), by id. */
+  readonly stuckKeeperJobs = () => `${this.prefix}:keeper:stuck`;
+  /** LP deposits waiting for their shares, FIFO (job ids). */
+  readonly lpMintQueue = () => `${this.prefix}:lp:mints`;
+  /** LP redemptions waiting to be valued, strictly FIFO (job ids). */
+  readonly lpRedeemQueue = () => `${this.prefix}:lp:redeems`;
+  /** LP jobs valued but not yet done on-chain (job ids, by when they were valued). */
+  readonly lpOpen = () => `${this.prefix}:lp:open`;
   readonly rng = () => `${this.prefix}:rng`;
   readonly journal = () => `${this.prefix}:journal`;
   readonly journalSeq = () => `${this.prefix}:journal:seq`;

@@ -1,5 +1,6 @@
 // The Redis ledger: typed reads of player and house state, on-chain facts applied exactly once, and the
 // deployment's identity (which chain this key prefix belongs to, when it started).
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
@@ -32,6 +33,10 @@ export const HOUSE_FIELDS = [
   'pendingWithdrawals',
   'unattributed',
   'lpPending',
+  'lpPayable',
+  'lpSupply',
+  'lpPrincipal',
+  'lpNet',
   'capital',
   'gameNet',
   'volume',
@@ -40,7 +45,7 @@ export const HOUSE_FIELDS = [
 ] as const;
 export type HouseTotals = Record<(typeof HOUSE_FIELDS)[number], bigint>;
 
-export type ChainItemKind = 'deposit' | 'setup' | 'revoke' | 'unattributed' | 'lp-deposit' | 'house';
+export type ChainItemKind = 'deposit' | 'x402-deposit' | 'setup' | 'revoke' | 'unattributed' | 'lp-deposit' | 'lp-redeem' | 'house';
 
 /** One on-chain fact, applied at most once under `key` (signature and instruction index). */
 export interface ChainItem {
@@ -52,8 +57,14 @@ export interface ChainItem {
   /** The wallet's public alias, journaled instead of the address. */
   alias?: string;
   amount?: bigint;
+  /** LP shares sent back for redemption (`lp-redeem`). */
+  shares?: bigint;
   sessionPubkey?: string;
 }
+
+/** The keeper job of an LP item: `lpd_` (mint) or `lpr_` (redeem) and 32 hex of sha256(item key); fits a keeper memo. */
+export const lpJobIdOf = (item: Pick<ChainItem, 'key' | 'kind'>): string =>
+  `${item.kind === 'lp-redeem' ? 'lpr' : 'lpd'}_${createHash('sha256').update(item.key).digest('hex').slice(0, 32)}`;
 
 const big = (value: string | null | undefined): bigint => (value ? BigInt(value) : 0n);
 
@@ -111,9 +122,24 @@ export class LedgerStore {
   async applyChainItem(item: ChainItem, at: string): Promise<boolean> {
     const wallet = item.wallet ?? '-';
     const k = this.keys;
+    const lp = item.kind === 'lp-deposit' || item.kind === 'lp-redeem';
+    const jobId = lp ? lpJobIdOf(item) : '';
+    const queue = item.kind === 'lp-redeem' ? k.lpRedeemQueue() : k.lpMintQueue();
     const reply = await this.scripts.applyChainItem(
-      [k.appliedChainItems(), k.player(wallet), k.sessionKeys(wallet), k.house(), k.journal(), k.journalSeq(), k.wallets()],
-      [item.key, item.kind, (item.amount ?? 0n).toString(), item.sessionPubkey ?? '', item.slot, item.signature, at, item.alias ?? '', wallet],
+      [k.appliedChainItems(), k.player(wallet), k.sessionKeys(wallet), k.house(), k.journal(), k.journalSeq(), k.wallets(), k.lpJob(jobId || '-'), queue],
+      [
+        item.key,
+        item.kind,
+        (item.amount ?? 0n).toString(),
+        item.sessionPubkey ?? '',
+        item.slot,
+        item.signature,
+        at,
+        item.alias ?? '',
+        wallet,
+        jobId,
+        (item.shares ?? 0n).toString(),
+      ],
     );
     return reply === 1;
   }

@@ -5,10 +5,10 @@ import type { Redis } from 'ioredis';
 
 /** Every script and how many keys it takes. */
 export const SCRIPTS = {
-  applyChainItem: 7,
+  applyChainItem: 9,
   commitBet: 12,
-  openTicket: 7,
-  settleTurn: 13,
+  openTicket: 8,
+  settleTurn: 14,
   prepareView: 4,
   renewLease: 1,
   releaseLease: 1,
@@ -20,6 +20,14 @@ export const SCRIPTS = {
   finalizeCommit: 3,
   claimManifestDraft: 1,
   publishManifest: 3,
+  requestWithdrawal: 8,
+  storeKeeperTx: 1,
+  finishWithdrawal: 6,
+  keeperStuck: 3,
+  lpFixMint: 7,
+  lpFixRedeem: 7,
+  finishLpJob: 5,
+  forgetIdleTicket: 2,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

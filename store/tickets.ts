@@ -26,7 +26,9 @@ export interface TicketRecord {
   id: string;
   wallet: string;
   status: 'running' | 'settled';
-  outcome: 'busted' | 'cashed_out' | 'cleared' | 'forfeited' | null;
+  outcome: 'busted' | 'cashed_out' | 'cleared' | 'forfeited' | 'expired' | null;
+  /** `idle` when the deadline worker closed it (design §10). */
+  closedBy: 'idle' | null;
   mode: string;
   wager: bigint;
   fullPayout: bigint;
@@ -66,7 +68,7 @@ export class TicketStore {
   ): Promise<OpenResult> {
     const k = this.keys;
     const reply = (await this.scripts.openTicket(
-      [k.player(wallet), k.sessionKeys(wallet), k.activeTicket(wallet), k.ticket(t.id), k.house(), k.journal(), k.journalSeq()],
+      [k.player(wallet), k.sessionKeys(wallet), k.activeTicket(wallet), k.ticket(t.id), k.house(), k.journal(), k.journalSeq(), k.idleTickets()],
       [
         wallet,
         t.id,
@@ -81,6 +83,7 @@ export class TicketStore {
         t.limits.maxPayoutBps,
         t.limits.maxBetBps,
         t.source,
+        Date.parse(t.createdAt),
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);
@@ -95,6 +98,7 @@ export class TicketStore {
       wallet: r.wallet,
       status: r.status as TicketRecord['status'],
       outcome: (r.outcome || null) as TicketRecord['outcome'],
+      closedBy: r.closedBy === 'idle' ? 'idle' : null,
       mode: r.mode ?? '',
       wager: BigInt(r.wager ?? '0'),
       fullPayout: BigInt(r.fullPayout ?? '0'),
@@ -112,5 +116,15 @@ export class TicketStore {
 
   async activeTicketId(wallet: string): Promise<string | null> {
     return this.redis.get(this.keys.activeTicket(wallet));
+  }
+
+  /** Running tickets with no turn in flight whose last activity is at or before `cutoffMs`, oldest first. */
+  async idleTickets(cutoffMs: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.idleTickets(), '-inf', String(cutoffMs), 'LIMIT', 0, limit);
+  }
+
+  /** Drops a ticket that ended or has a turn in flight from the idle index (checked atomically). */
+  async forgetIdle(ticketId: string): Promise<void> {
+    await this.scripts.forgetIdleTicket([this.keys.ticket(ticketId), this.keys.idleTickets()], [ticketId]);
   }
 }

@@ -21,7 +21,8 @@ function envelope(reply: FastifyReply, code: ErrorCode, message: string, details
 function toEnvelope(error: FastifyError | PfwsError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof PfwsError) {
     if (ERROR_STATUS[error.code] >= 500) request.log.error({ err: error.cause ?? error }, error.message);
-    return envelope(reply, error.code, error.message, error.details);
+    if (error.extras.headers) reply.headers(error.extras.headers);
+    return reply.code(ERROR_STATUS[error.code]).type('application/json').send(error.envelope());
   }
   const status = error.statusCode ?? 500;
   if (status === 429) return envelope(reply, 'RATE_LIMITED', 'Too many requests; slow down');

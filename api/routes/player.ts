@@ -1,13 +1,26 @@
-// Player setup and funding: unsigned setup/revoke transactions, sync from chain, and status (funding/player.ts).
+// Player setup and funding: unsigned setup/revoke transactions, sync from chain, status (funding/player.ts), x402
+// top-ups (payments/top-up.ts) and withdrawals (funding/withdrawals.ts).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { responses } from '../../schemas/common.ts';
-import { PlayerStatus, RevokeBody, SetupBody, SyncResult, UnsignedTransaction } from '../../schemas/player.ts';
+import { PaymentRequiredEnvelope, responses } from '../../schemas/common.ts';
+import {
+  PlayerStatus,
+  RevokeBody,
+  SetupBody,
+  SyncResult,
+  TopUpBody,
+  TopUpResult,
+  UnsignedTransaction,
+  WithdrawalResponse,
+  WithdrawBody,
+} from '../../schemas/player.ts';
 import { playerStatus, revokeTransaction, setupTransaction, syncPlayer } from '../../funding/player.ts';
+import { requestWithdrawal } from '../../funding/withdrawals.ts';
+import { parseTopUpAmount, paymentRequiredError } from '../../payments/top-up.ts';
 
 export default async function playerRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { player } = app;
+  const { player, topUps, withdrawals } = app;
   const bearer = { onRequest: app.requireWallet };
   const security = [{ bearer: [] }];
 
@@ -40,5 +53,45 @@ export default async function playerRoutes(fastify: FastifyInstance) {
     '/protocol/v1/player/sync',
     { ...bearer, schema: { tags: ['player'], summary: "Apply the wallet's confirmed transactions now", security, response: responses({ 200: SyncResult }) } },
     async (request) => syncPlayer(player, request.wallet),
+  );
+
+  app.post(
+    '/protocol/v1/player/x402-deposit',
+    {
+      ...bearer,
+      config: { validationCode: 'INVALID_BET_AMOUNT' },
+      schema: {
+        tags: ['player'],
+        summary: 'Top up the balance with an x402 payment (header payment-signature); without one, 402 with accepts',
+        security,
+        body: TopUpBody,
+        response: responses({ 200: TopUpResult, 402: PaymentRequiredEnvelope }, [400, 401, 403, 404, 429, 500, 503]),
+      },
+    },
+    async (request) => {
+      const amount = parseTopUpAmount(request.body.amount);
+      const payment = request.headers['payment-signature'];
+      if (typeof payment !== 'string' || payment.trim() === '') throw paymentRequiredError(await topUps.offer(request.wallet, amount));
+      return topUps.pay(request.wallet, amount, payment);
+    },
+  );
+
+  app.post(
+    '/protocol/v1/player/withdraw',
+    {
+      ...bearer,
+      config: { validationCode: 'INVALID_BET_AMOUNT' },
+      schema: {
+        tags: ['player'],
+        summary: "Withdraw to the wallet's own USDC account (Idempotency-Key header: the same key returns the same withdrawal)",
+        security,
+        body: WithdrawBody,
+        response: responses({ 200: WithdrawalResponse }),
+      },
+    },
+    async (request) => {
+      const key = request.headers['idempotency-key'];
+      return requestWithdrawal(withdrawals, request.wallet, request.body.amount, typeof key === 'string' ? key : undefined);
+    },
   );
 }

@@ -8,7 +8,7 @@ import type { GameCheck } from './dice.ts';
 
 export const SWEEPER_GAME_ID = 'sweeper:protocol-v1';
 
-type Outcome = 'running' | 'busted' | 'cleared' | 'cashed_out' | 'forfeited';
+type Outcome = 'running' | 'busted' | 'cleared' | 'cashed_out' | 'forfeited' | 'expired';
 
 /** Checks a Sweeper ticket receipt's game part; the caller checks the anchor. */
 export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnContext, checks: Checks): GameCheck {
@@ -103,10 +103,20 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
       mineColumn,
     });
   }
+  // Design §10: a running ticket left idle is closed by the deadline worker, cashed out after a won row, or expired
+  // with its stake back before any (no randomness was drawn).
+  const closedBy = vp.closedBy;
+  if (closedBy !== undefined) {
+    const closable = closedBy === 'idle' && outcome === 'running';
+    checks.add('closed-by', closable, `closedBy ${JSON.stringify(closedBy)} names no idle close of a running ticket`);
+    if (closable) outcome = rowsWon >= 1 ? 'cashed_out' : 'expired';
+  }
   checks.add('ticket-ended', outcome !== 'running', "the receipt's turns do not end the ticket");
-  const payout = outcome === 'cleared' || outcome === 'cashed_out' ? sweeperPayout(wager, mode, rowsWon) : 0n;
-  const status = outcome === 'forfeited' ? 'forfeited' : payout > 0n ? 'won' : 'lost';
-  const player = (turns[0] as Record<string, unknown>)?.betPayload as Record<string, unknown> | undefined;
+  const payout = outcome === 'cleared' || outcome === 'cashed_out' ? sweeperPayout(wager, mode, rowsWon) : outcome === 'expired' ? wager : 0n;
+  const status = outcome === 'forfeited' || outcome === 'expired' ? outcome : payout > 0n ? 'won' : 'lost';
+  const firstPayload = (turns[0] as Record<string, unknown> | undefined)?.betPayload as Record<string, unknown> | undefined;
+  // A ticket that expired before its first turn has no signed payload: its alias is only the receipt's.
+  const player = firstPayload ?? (turns.length === 0 ? { player: receipt.player } : undefined);
   const result = isRecord(receipt.result) ? receipt.result : {};
   const resultColumns = replayed.filter((t) => t.kind === 'choice').map((t) => t.mineColumn);
   agree(checks, 'outcome', 'the recorded outcome differs from the replayed board', [
@@ -114,6 +124,7 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
     ['result.rowsWon', result.rowsWon, rowsWon],
     ['result.resultColumns', result.resultColumns, resultColumns],
     ['status', receipt.status, status],
+    ['closedBy', receipt.closedBy, closedBy],
   ]);
   agreeAmounts(checks, receipt, result, wager, payout);
   if (!entry) {
@@ -131,6 +142,7 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
     ['rowsWon', entry.rowsWon, rowsWon],
     ['status', entry.status, status],
     ['outcome', entry.outcome, outcome],
+    ['closedBy', entry.closedBy, closedBy],
     ['wager', entry.wager, vp.wagerMicro],
     ['payout', entry.payout, payout.toString()],
   ]);

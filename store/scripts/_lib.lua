@@ -25,8 +25,8 @@ end
 
 -- NAV = vault - total_locked (design §3).
 local function house_nav(houseKey)
-  local h = redis.call('HMGET', houseKey, 'vault', 'balances', 'staked', 'exposure', 'pendingWithdrawals', 'unattributed', 'lpPending')
-  local nav = num(h[1]) - num(h[2]) - num(h[3]) - num(h[4]) - num(h[5]) - num(h[6]) - num(h[7])
+  local h = redis.call('HMGET', houseKey, 'vault', 'balances', 'staked', 'exposure', 'pendingWithdrawals', 'unattributed', 'lpPending', 'lpPayable')
+  local nav = num(h[1]) - num(h[2]) - num(h[3]) - num(h[4]) - num(h[5]) - num(h[6]) - num(h[7]) - num(h[8])
   return nav, num(h[4])
 end
 

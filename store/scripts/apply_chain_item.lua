@@ -1,16 +1,21 @@
--- Applies one on-chain fact (deposit, key authorization or revocation, unattributed inflow) exactly once.
--- KEYS: applied, player, sessionKeys, house, journal, seq, wallets
--- ARGV: itemKey, kind, amount, sessionPubkey, slot, signature, at, alias, wallet
+-- Applies one on-chain fact (deposit, x402 top-up, key authorization or revocation, unattributed inflow, LP deposit or
+-- redemption request) exactly once. An LP deposit or redemption also queues its keeper job (FIFO).
+-- KEYS: applied, player, sessionKeys, house, journal, seq, wallets, lpJob, lpQueue
+-- ARGV: itemKey, kind, amount, sessionPubkey, slot, signature, at, alias, wallet, jobId, shares
 if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
 local kind, amount, at, alias = ARGV[2], ARGV[3], ARGV[7], ARGV[8]
-if kind == 'deposit' then
+if kind == 'deposit' or kind == 'x402-deposit' then
   redis.call('HINCRBY', KEYS[2], 'balance', amount)
   redis.call('HINCRBY', KEYS[2], 'deposited', amount)
   redis.call('HSETNX', KEYS[2], 'alias', alias)
   redis.call('SADD', KEYS[7], ARGV[9])
   redis.call('HINCRBY', KEYS[4], 'vault', amount)
   redis.call('HINCRBY', KEYS[4], 'balances', amount)
-  journal(KEYS[5], KEYS[6], 'deposit_credited', at, cjson.encode({ player = alias, amount = amount }))
+  if kind == 'deposit' then
+    journal(KEYS[5], KEYS[6], 'deposit_credited', at, cjson.encode({ player = alias, amount = amount }))
+  else
+    journal(KEYS[5], KEYS[6], 'deposit_credited', at, cjson.encode({ player = alias, amount = amount, source = 'x402', paymentId = ARGV[6] }))
+  end
 elseif kind == 'setup' or kind == 'revoke' then
   local slot = tonumber(ARGV[5])
   local current = redis.call('HGET', KEYS[3], ARGV[4])
@@ -36,7 +41,16 @@ elseif kind == 'unattributed' then
 elseif kind == 'lp-deposit' then
   redis.call('HINCRBY', KEYS[4], 'vault', amount)
   redis.call('HINCRBY', KEYS[4], 'lpPending', amount)
-  journal(KEYS[5], KEYS[6], 'lp_deposit_received', at, cjson.encode({ player = alias, amount = amount }))
+  redis.call('HSET', KEYS[8], 'id', ARGV[10], 'kind', 'mint', 'wallet', ARGV[9], 'alias', alias, 'amount', amount, 'status', 'queued',
+    'sourceSignature', ARGV[6], 'createdAt', at)
+  redis.call('RPUSH', KEYS[9], ARGV[10])
+  journal(KEYS[5], KEYS[6], 'lp_deposit_received', at, cjson.encode({ player = alias, amount = amount, jobId = ARGV[10] }))
+elseif kind == 'lp-redeem' then
+  -- The shares now sit in the keeper's LP account; nothing is valued until the request reaches the head of the queue.
+  redis.call('HSET', KEYS[8], 'id', ARGV[10], 'kind', 'redeem', 'wallet', ARGV[9], 'alias', alias, 'shares', ARGV[11], 'status', 'queued',
+    'sourceSignature', ARGV[6], 'createdAt', at)
+  redis.call('RPUSH', KEYS[9], ARGV[10])
+  journal(KEYS[5], KEYS[6], 'lp_redeem_received', at, cjson.encode({ player = alias, shares = ARGV[11], jobId = ARGV[10] }))
 elseif kind == 'house' then
   redis.call('HINCRBY', KEYS[4], 'vault', amount)
   redis.call('HINCRBY', KEYS[4], 'capital', amount)

@@ -1,7 +1,8 @@
 -- Opens a Sweeper ticket: one active ticket per wallet; reserves the stake and the full-board exposure.
--- KEYS: player, sessionKeys, activeTicket, ticket, house, journal, seq
+-- The ticket joins the idle index (design §10), scored by its last activity.
+-- KEYS: player, sessionKeys, activeTicket, ticket, house, journal, seq, idleTickets
 -- ARGV: wallet, ticketId, mode, wager, fullPayout, exposureDelta, sessionPubkey, createdAt, serverSeedHash,
---       maxExposureBps, maxPayoutBps, maxBetBps, source
+--       maxExposureBps, maxPayoutBps, maxBetBps, source, createdAtMs
 local wallet, ticketId, wager, exposureDelta = ARGV[1], ARGV[2], ARGV[4], ARGV[6]
 if redis.call('EXISTS', KEYS[3]) == 1 then return {'err', 'ticket_active', redis.call('GET', KEYS[3])} end
 local keyState = redis.call('HGET', KEYS[2], ARGV[7])
@@ -14,7 +15,8 @@ if limitError then return limitError end
 redis.call('SET', KEYS[3], ticketId)
 redis.call('HSET', KEYS[4], 'wallet', wallet, 'status', 'running', 'mode', ARGV[3], 'wager', wager, 'fullPayout', ARGV[5],
   'exposureDelta', exposureDelta, 'rowsWon', '0', 'pendingTurn', '', 'createdAt', ARGV[8], 'nonce', player[2] or '0',
-  'serverSeedHash', ARGV[9], 'turns', '[]', 'source', ARGV[13])
+  'serverSeedHash', ARGV[9], 'turns', '[]', 'source', ARGV[13], 'activeAtMs', ARGV[14])
+redis.call('ZADD', KEYS[8], ARGV[14], ticketId)
 lock_stake(KEYS[1], KEYS[5], wager, exposureDelta)
 journal(KEYS[6], KEYS[7], 'ticket_opened', ARGV[8], cjson.encode({ game = 'sweeper', player = player[3], ticketId = ticketId, mode = ARGV[3], wager = wager }))
 return {'ok', player[2] or '0'}

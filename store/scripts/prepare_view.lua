@@ -7,6 +7,6 @@ local status = ''
 if key then status = cjson.decode(key).status end
 local used = redis.call('SISMEMBER', KEYS[2], ARGV[2])
 local player = redis.call('HMGET', KEYS[3], 'balance', 'nonce')
-local house = redis.call('HMGET', KEYS[4], 'vault', 'balances', 'staked', 'exposure', 'pendingWithdrawals', 'unattributed', 'lpPending')
+local house = redis.call('HMGET', KEYS[4], 'vault', 'balances', 'staked', 'exposure', 'pendingWithdrawals', 'unattributed', 'lpPending', 'lpPayable')
 return {status, used, player[1] or '0', player[2] or '0', house[1] or '0', house[2] or '0', house[3] or '0', house[4] or '0',
-  house[5] or '0', house[6] or '0', house[7] or '0'}
+  house[5] or '0', house[6] or '0', house[7] or '0', house[8] or '0'}

@@ -1,41 +1,72 @@
 -- Settles one committed turn exactly once. A turn that ends its play (every Dice bet; the Sweeper turn that
 -- busts, clears, cashes out or forfeits the ticket) also releases the play's stake and exposure, credits the
 -- payout, appends the bet-log entry and writes the receipt. Idempotent on the turn's betPayloadHash.
--- KEYS: player, bet, ticket, activeTicket, house, journal, seq, pending, deadlines, betLog, receipt, rng, recent
--- ARGV: 1 betPayloadHash, 2 wallet, 3 settlementJson, 4 settledAt, 5 disclosedIndex, 6 turnEventType ('' for
---       none), 7 turnEventJson, 8 inTicket ('1' when the play is a ticket), 9 rowsWon, 10 ticketStatus,
---       11 turnsJson, 12 ended ('1' or '0'), 13 payout, 14 houseNet, 15 won ('1' or '0'), 16 receiptJson,
---       17 betLogItem, 18 endEventType, 19 endEventJson, 20 recentJson, 21 outcome, 22 playsChannel, 23 playJson
+-- With an empty betPayloadHash it closes an idle Sweeper ticket instead (design §10), through the same writes: the
+-- ticket must be running, with no turn in flight, and last active at or before the cutoff.
+-- KEYS: player, bet, ticket, activeTicket, house, journal, seq, pending, deadlines, betLog, receipt, rng, recent, idleTickets
+-- ARGV: 1 betPayloadHash ('' to close an idle ticket), 2 wallet, 3 settlementJson, 4 settledAt, 5 disclosedIndex,
+--       6 turnEventType ('' for none), 7 turnEventJson, 8 inTicket ('1' when the play is a ticket), 9 rowsWon,
+--       10 ticketStatus, 11 turnsJson, 12 ended ('1' or '0'), 13 payout, 14 houseNet, 15 won ('1' or '0'),
+--       16 receiptJson, 17 betLogItem, 18 endEventType, 19 endEventJson, 20 recentJson, 21 outcome, 22 playsChannel,
+--       23 playJson, 24 settledAtMs, 25 ticketId, 26 idleCutoffMs, 27 closedBy ('' or 'idle')
 local hash, wallet = ARGV[1], ARGV[2]
+local idle = hash == ''
 local function player_reply(kind, settlement)
   local pl = redis.call('HMGET', KEYS[1], 'balance', 'staked', 'exposure', 'nonce')
   return {kind, settlement, pl[1] or '0', pl[2] or '0', pl[3] or '0', pl[4] or '0'}
 end
-local b = redis.call('HMGET', KEYS[2], 'wallet', 'state', 'settlement', 'rngChainId', 'stake', 'exposureDelta')
-if not b[1] or b[1] ~= wallet then return {'err', 'not_found'} end
-if b[2] == 'settled' then return player_reply('dup', b[3]) end
 local inTicket = ARGV[8] == '1'
-local stake, exposureDelta = b[5], b[6]
+local stake, exposureDelta, rngChainId
+if idle then
+  if not inTicket then return {'err', 'not_found'} end
+else
+  local b = redis.call('HMGET', KEYS[2], 'wallet', 'state', 'settlement', 'rngChainId', 'stake', 'exposureDelta')
+  if not b[1] or b[1] ~= wallet then return {'err', 'not_found'} end
+  if b[2] == 'settled' then return player_reply('dup', b[3]) end
+  stake, exposureDelta, rngChainId = b[5], b[6], b[4]
+end
 if inTicket then
-  local t = redis.call('HMGET', KEYS[3], 'pendingTurn', 'wager', 'exposureDelta', 'status')
-  if t[1] ~= hash or t[4] ~= 'running' then return {'err', 'ticket_state'} end
+  local t = redis.call('HMGET', KEYS[3], 'pendingTurn', 'wager', 'exposureDelta', 'status', 'wallet', 'activeAtMs')
+  if idle then
+    if t[5] ~= wallet then return {'err', 'not_found'} end
+    if t[4] ~= 'running' then return {'err', 'ticket_not_running'} end
+    if t[1] and t[1] ~= '' then
+      -- A turn in flight follows the reveal-deadline rule; its settlement puts the ticket back among the idle ones.
+      redis.call('ZREM', KEYS[14], ARGV[25])
+      return {'err', 'turn_pending'}
+    end
+    if num(t[6]) > num(ARGV[26]) then return {'err', 'not_idle'} end
+  elseif t[1] ~= hash or t[4] ~= 'running' then
+    return {'err', 'ticket_state'}
+  end
   stake, exposureDelta = t[2], t[3]
 end
 
-redis.call('HSET', KEYS[2], 'state', 'settled', 'settlement', ARGV[3])
-redis.call('SREM', KEYS[8], hash)
-redis.call('ZREM', KEYS[9], hash)
-if inTicket then redis.call('HSET', KEYS[3], 'pendingTurn', '', 'rowsWon', ARGV[9], 'status', ARGV[10], 'turns', ARGV[11]) end
+if not idle then
+  redis.call('HSET', KEYS[2], 'state', 'settled', 'settlement', ARGV[3])
+  redis.call('SREM', KEYS[8], hash)
+  redis.call('ZREM', KEYS[9], hash)
+end
+if inTicket then
+  redis.call('HSET', KEYS[3], 'pendingTurn', '', 'rowsWon', ARGV[9], 'status', ARGV[10], 'turns', ARGV[11])
+  if ARGV[10] == 'running' then
+    redis.call('HSET', KEYS[3], 'activeAtMs', ARGV[24])
+    redis.call('ZADD', KEYS[14], ARGV[24], ARGV[25])
+  else
+    redis.call('ZREM', KEYS[14], ARGV[25])
+  end
+end
 local disclosed = tonumber(ARGV[5])
 if disclosed > 0 then
   local r = redis.call('HMGET', KEYS[12], 'chainId', 'disclosed')
-  if r[1] == b[4] and disclosed > num(r[2]) then redis.call('HSET', KEYS[12], 'disclosed', ARGV[5]) end
+  if r[1] == rngChainId and disclosed > num(r[2]) then redis.call('HSET', KEYS[12], 'disclosed', ARGV[5]) end
 end
 if ARGV[6] ~= '' then journal(KEYS[6], KEYS[7], ARGV[6], ARGV[4], ARGV[7]) end
 
 if ARGV[12] == '1' then
   if inTicket then
     redis.call('HSET', KEYS[3], 'endedAt', ARGV[4], 'payout', ARGV[13], 'outcome', ARGV[21])
+    if ARGV[27] ~= '' then redis.call('HSET', KEYS[3], 'closedBy', ARGV[27]) end
     redis.call('DEL', KEYS[4])
   end
   settle_stake(KEYS[1], KEYS[5], stake, exposureDelta, ARGV[13], ARGV[14], ARGV[15] == '1')

@@ -75,7 +75,7 @@ describe('x402 crediting', () => {
     expect(kinds(classifyTransaction(tx, ctx))).toEqual([['unattributed', null, 4n * USDC]]);
     const classified = classifyWithX402(tx, ctx);
     expect(classified.items).toEqual([
-      { key: `${settled.signature}:2`, kind: 'deposit', signature: settled.signature, slot: Number(tx.slot), wallet: wallet.address, amount: 4n * USDC },
+      { key: `${settled.signature}:2`, kind: 'x402-deposit', signature: settled.signature, slot: Number(tx.slot), wallet: wallet.address, amount: 4n * USDC },
     ]);
   });
 
@@ -86,7 +86,7 @@ describe('x402 crediting', () => {
 
     // The payer's own transaction with the memo (no facilitator needed): the memo is what counts.
     const own = await landed(a, [await transferIx(a, USDC), memoInstruction(x402Memo(a.address, nonce()), [])]);
-    expect(kinds(classifyWithX402(own, ctx))).toEqual([['deposit', a.address, USDC]]);
+    expect(kinds(classifyWithX402(own, ctx))).toEqual([['x402-deposit', a.address, USDC]]);
 
     // A memo naming someone else than the payer: unattributed, credited to no one.
     const other = await landed(a, [await transferIx(a, USDC), memoInstruction(x402Memo(b.address, nonce()), [])]);
@@ -98,12 +98,12 @@ describe('x402 crediting', () => {
 
     // Signed by the payer as its only signer account: still the payer's word.
     const signedMemo = await landed(a, [await transferIx(a, USDC), memoInstruction(x402Memo(a.address, nonce()), [a])]);
-    expect(kinds(classifyWithX402(signedMemo, ctx))).toEqual([['deposit', a.address, USDC]]);
+    expect(kinds(classifyWithX402(signedMemo, ctx))).toEqual([['x402-deposit', a.address, USDC]]);
 
     // Two payers in one transaction, the memo names one: the other's transfer stays unattributed.
     const two = await landed(a, [await transferIx(a, USDC), await transferIx(b, 2n * USDC), memoInstruction(x402Memo(a.address, nonce()), [])]);
     expect(kinds(classifyWithX402(two, ctx))).toEqual([
-      ['deposit', a.address, USDC],
+      ['x402-deposit', a.address, USDC],
       ['unattributed', null, 2n * USDC],
     ]);
 

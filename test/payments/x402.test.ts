@@ -15,7 +15,8 @@ import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
 import { loadOperatorKey } from '../../operator/keys.ts';
 import { MEMO_PROGRAM_ID, x402Memo } from '../../protocol/memo.ts';
-import { claimPayment } from '../../payments/payment-claim.ts';
+import { Keys } from '../../store/keys.ts';
+import { PaymentStore } from '../../store/payments.ts';
 import { X402Error, X402Payments, embeddedFacilitator, facilitatorFromConfig, x402NetworkOf } from '../../payments/x402.ts';
 import { USDC, fundedWallet, solOf, startMoneyNet, tokenBalance, usdcOf, type MoneyNet } from './money-net.ts';
 
@@ -40,7 +41,7 @@ function payments(facilitator = () => embeddedFacilitator({ network, rpcUrl: m.u
 }
 
 /** The Redis guard the route will use, under this test's prefix. */
-const redisClaim = (fingerprint: string) => claimPayment({ redis, key: `${prefix}:x402:payment:${fingerprint}` });
+const redisClaim = (fingerprint: string) => new PaymentStore(redis, new Keys(prefix)).claim(fingerprint);
 
 /** What a stock x402 client does with a 402: read PAYMENT-REQUIRED, build a payload for accepts[0], encode the header. */
 async function pay(wallet: KeyPairSigner, offer: { header: string }, rpcUrl = m.url): Promise<{ header: string; payload: PaymentPayload }> {
@@ -366,16 +367,18 @@ describe('x402 top-up', () => {
   });
 });
 
-describe('claimPayment', () => {
+describe('PaymentStore.claim', () => {
   it('claims a key once across connections, and again only after it expires', async () => {
     const other = new Redis('redis://127.0.0.1:6379');
     try {
-      const key = `${prefix}:claim-test`;
-      const results = await Promise.all([claimPayment({ redis, key }, 200), claimPayment({ redis: other, key }, 200)]);
+      const keys = new Keys(prefix);
+      const [mine, theirs] = [new PaymentStore(redis, keys), new PaymentStore(other, keys)];
+      const key = keys.x402Claim('claim-test');
+      const results = await Promise.all([mine.claim('claim-test', 200), theirs.claim('claim-test', 200)]);
       expect(results.sort()).toEqual([false, true]);
-      expect(await claimPayment({ redis, key }, 200)).toBe(false);
+      expect(await mine.claim('claim-test', 200)).toBe(false);
       await expect.poll(() => redis.exists(key), { timeout: 5_000, interval: 50 }).toBe(0);
-      expect(await claimPayment({ redis: other, key })).toBe(true);
+      expect(await theirs.claim('claim-test')).toBe(true);
       expect(await redis.pttl(key)).toBeGreaterThan(23 * 3600 * 1000);
     } finally {
       await other.quit();

@@ -1,0 +1,107 @@
+/**
+ * BullMQ wiring of the keeper. A light scheduler enqueues what the ledger says is open (withdrawals not yet
+ * finalized, LP deposits and redemptions to value, valued LP jobs not yet done); jobs deduplicate on what they work
+ * on, the queue runs one job at a time across every worker process, transient failures retry with capped backoff,
+ * and a landed transaction that failed leaves its job to an operator (unrecoverable).
+ * @module
+ */
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { createQueueRedis, type Redis } from '../store/redis.ts';
+import { Keeper, type KeeperDeps, type KeeperOptions, type StepResult } from './keeper.ts';
+
+export interface KeeperQueueDeps {
+  keeper: KeeperDeps;
+  redisUrl: string;
+  /** BullMQ key prefix (store/keys.ts). */
+  queuePrefix: string;
+  logger: Logger;
+}
+
+export interface KeeperQueueOptions extends KeeperOptions {
+  /**
+   * How often the scheduler looks for open work.
+   * @defaultValue 500
+   */
+  pollMs?: number;
+}
+
+export interface KeeperHandle {
+  keeper: Keeper;
+  /** Enqueues whatever is open now (used by tests). */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const JOB_OPTIONS = { attempts: 1_000_000, backoff: { type: 'capped' }, removeOnComplete: 100, removeOnFail: 1000 };
+const backoffStrategy = (attemptsMade: number): number => Math.min(30_000, 200 * 2 ** Math.min(attemptsMade, 10));
+
+type KeeperJobData = { id?: string };
+
+export async function startKeeper(deps: KeeperQueueDeps, options: KeeperQueueOptions = {}): Promise<KeeperHandle> {
+  const log = deps.logger.child({ role: 'worker', part: 'keeper' });
+  const keeper = new Keeper(deps.keeper, options);
+  const { withdrawals, lp } = deps.keeper;
+  const connections: Redis[] = [];
+  const connection = () => {
+    const c = createQueueRedis(deps.redisUrl);
+    connections.push(c);
+    return c;
+  };
+  const prefix = deps.queuePrefix;
+  const queue = new Queue<KeeperJobData>('keeper', { connection: connection(), prefix });
+  // One keeper job at a time across every worker: LP valuations go in order, and payouts never race.
+  await queue.setGlobalConcurrency(1);
+
+  const stepOf = (result: StepResult, job: Job<KeeperJobData>) => {
+    if (result === 'stuck') throw new UnrecoverableError(`keeper job ${job.name} ${job.data.id ?? ''} is stuck; see the ledger's keeper:stuck set`);
+    return result;
+  };
+  const worker = new Worker<KeeperJobData>(
+    'keeper',
+    async (job) => {
+      if (job.name === 'withdraw') return stepOf(await keeper.runWithdrawal(job.data.id!), job);
+      if (job.name === 'lp-send') return stepOf(await keeper.runLpJob(job.data.id!), job);
+      if (job.name === 'lp-fix') return keeper.fixLp();
+      throw new UnrecoverableError(`unknown keeper job ${job.name}`);
+    },
+    { connection: connection(), prefix, concurrency: 1, lockDuration: 30_000, stalledInterval: 5_000, maxStalledCount: 1_000, settings: { backoffStrategy } },
+  );
+  worker.on('failed', (job, err) => log.warn({ err, job: job?.name, id: job?.data.id, attempts: job?.attemptsMade }, 'keeper: job failed'));
+  worker.on('error', (err) => log.warn({ err }, 'keeper: worker error'));
+
+  const enqueue = (name: string, id?: string) => queue.add(name, id ? { id } : {}, { ...JOB_OPTIONS, deduplication: { id: id ? `${name}:${id}` : name } });
+
+  const tick = async () => {
+    for (const id of await withdrawals.open(100)) await enqueue('withdraw', id);
+    if ((await lp.queuedMints(1)).length > 0 || (await lp.redeemHead()) !== null) await enqueue('lp-fix');
+    for (const id of await lp.openJobs(100)) await enqueue('lp-send', id);
+  };
+
+  const pollMs = options.pollMs ?? 500;
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  const loop = () => {
+    running = tick()
+      .catch((err) => log.warn({ err }, 'keeper: scheduler pass failed'))
+      .finally(() => {
+        running = null;
+        if (!stopped) timer = setTimeout(loop, pollMs);
+      });
+  };
+  timer = setTimeout(loop, 0);
+
+  return {
+    keeper,
+    flush: tick,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await worker.close();
+      await queue.close();
+      await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+    },
+  };
+}
