@@ -7,7 +7,7 @@ import { address, createSolanaRpc, signature as toSignature } from '@solana/kit'
 import { getCloseAccountInstruction } from '@solana-program/token';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
-import { expectConserved } from '../helpers/conservation.ts';
+import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
 import { Keeper, type KeeperHooks } from '../../anchor-worker/keeper.ts';
 import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
@@ -77,7 +77,9 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  if (svc) await expectConserved(svc, players);
+  if (!svc) return;
+  await keeperAtRest(svc);
+  await expectConserved(svc, players);
 });
 
 describe('a withdrawal', () => {

@@ -10,7 +10,7 @@ import { x402HTTPClient } from '@x402/core/http';
 import { ExactSvmScheme as ExactSvmClientScheme } from '@x402/svm/exact/client';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
-import { expectConserved } from '../helpers/conservation.ts';
+import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
 import { apiDepsOf, createWiring } from '../../wiring.ts';
 import { buildApp } from '../../api/app.ts';
 import { createLogger } from '../../config/logger.ts';
@@ -104,7 +104,9 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  if (svc) await expectConserved(svc, players);
+  if (!svc) return;
+  await keeperAtRest(svc);
+  await expectConserved(svc, players);
 });
 
 describe('an x402 top-up', () => {

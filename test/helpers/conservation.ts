@@ -1,6 +1,6 @@
 // Conservation, from three independent sources: the vault on-chain, every player's ledger, the house's game results.
 import { address, createSolanaRpc } from '@solana/kit';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { TestService } from './service.ts';
 import type { Player } from './player.ts';
 
@@ -42,6 +42,26 @@ export async function books(svc: TestService, players: readonly Player[]): Promi
     lpPending: house.lpPending,
     lpPayable: house.lpPayable,
   };
+}
+
+/**
+ * Waits until the keeper has nothing in flight (no withdrawal or LP job open or queued): between a payout landing and
+ * the keeper recording it, the vault is already lower than the books say.
+ */
+export async function keeperAtRest(svc: TestService, timeoutMs = 30_000): Promise<void> {
+  const { redis, keys } = svc.wiring;
+  await vi.waitFor(
+    async () => {
+      const [withdrawals, lpOpen, mints, redeems] = await Promise.all([
+        redis.zcard(keys.openWithdrawals()),
+        redis.zcard(keys.lpOpen()),
+        redis.llen(keys.lpMintQueue()),
+        redis.llen(keys.lpRedeemQueue()),
+      ]);
+      expect({ withdrawals, lpOpen, mints, redeems }).toEqual({ withdrawals: 0, lpOpen: 0, mints: 0, redeems: 0 });
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 /**
