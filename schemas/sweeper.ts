@@ -8,7 +8,8 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 export const Ticket = Type.Object({
   id: Type.String(),
   status: Type.String({ description: 'running while open, then settled' }),
-  outcome: Nullable(Type.String({ description: 'busted, cashed_out, cleared or forfeited once settled' })),
+  outcome: Nullable(Type.String({ description: 'busted, cashed_out, cleared, forfeited or expired once settled' })),
+  closedBy: Type.Optional(Type.Literal('idle', { description: 'closed by the deadline worker after TICKET_IDLE_MS with no turn in flight' })),
   mode: Type.String({ description: 'easy (4 columns), medium (3) or hard (2); one mine per row' }),
   betAmount: Type.Number(),
   clientSeed: Type.String({ description: "the latest revealed turn's client seed" }),
