@@ -21,8 +21,8 @@ export function renderHouse(dl: HTMLElement, house: House): void {
     ),
     h('div', { class: 'card' }, pair('Maximum bet', h('span', { 'data-field': 'maxBet' }, usdc(house.maxBet)))),
     h('div', { class: 'card' }, pair('Maximum payout', h('span', { 'data-field': 'maxPayout' }, usdc(house.maxPayout)))),
-    h('div', { class: 'card' }, pair('Stakes in play', usdc(house.totalStaked))),
-    h('div', { class: 'card' }, pair('House capital', usdc(house.baseBankroll))),
+    h('div', { class: 'card' }, pair('LP principal staked', usdc(house.totalStaked))),
+    h('div', { class: 'card' }, pair('Bankroll (capital and LP principal)', usdc(house.baseBankroll))),
     h('div', { class: 'card' }, pair('APR', percent(house.apr))),
   );
   // The bar's width is set through the CSSOM, which a strict style-src still allows.
