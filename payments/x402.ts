@@ -138,7 +138,7 @@ export function facilitatorFromConfig(config: {
 }
 
 /** What a 402 response carries: `x402Version` and `accepts` at the top level, and the same in the `PAYMENT-REQUIRED` header. */
-export interface X402Offer {
+export interface PaymentOffer {
   x402Version: number;
   accepts: PaymentRequirements[];
   resource: PaymentRequired['resource'];
@@ -226,7 +226,7 @@ export class X402Payments {
    * fresh memo nonce, so two top-ups of the same amount are two different transactions.
    * @throws {X402Error} X402_CONFIG_ERROR when the facilitator is unreachable or does not support the network
    */
-  async offer(input: { amount: bigint; wallet: string; resourceUrl: string; description?: string; error?: string }): Promise<X402Offer> {
+  async offer(input: { amount: bigint; wallet: string; resourceUrl: string; description?: string; error?: string }): Promise<PaymentOffer> {
     const server = await this.#ready();
     const requirements = await this.#requirements(server, input.amount, x402Memo(input.wallet, randomBytes(16).toString('hex')));
     const resource = { url: input.resourceUrl, description: input.description ?? 'Top up the arcade balance', mimeType: 'application/json' };

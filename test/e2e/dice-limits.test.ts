@@ -6,8 +6,8 @@ import { Player, http } from '../helpers/player.ts';
 let svc: TestService;
 
 beforeAll(async () => {
-  // NAV 10,000: maxBet 50, maxPayout 100, maxExposure 1,000.
-  svc = await startTestService({ DEV_HOUSE_CAPITAL: '10000' });
+  // NAV 10,000: maxBet 50, maxPayout 100, maxExposure 1,000 (10%, below the 25% default, so a few bets fill it).
+  svc = await startTestService({ DEV_HOUSE_CAPITAL: '10000', MAX_EXPOSURE_BPS: '1000' });
 });
 afterAll(async () => {
   await svc?.cleanup();

@@ -67,7 +67,7 @@ describe('config and house', () => {
     expect(body.house.totalValue).toBe(1_000_000);
     expect(body.house.maxBet).toBe(5_000);
     expect(body.house.maxPayout).toBe(10_000);
-    expect(body.house.maxExposure).toBe(100_000);
+    expect(body.house.maxExposure).toBe(250_000);
     expect(body.house.sharePrice).toBe(1);
   });
 

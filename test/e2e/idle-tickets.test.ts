@@ -153,6 +153,24 @@ describe('an idle Sweeper ticket', () => {
     });
   });
 
+  it('leaves a history `pfws-verify all` passes', async () => {
+    const { redis, keys } = svc.wiring;
+    await vi.waitFor(
+      async () => {
+        const [size, state] = await Promise.all([redis.llen(keys.betLog()), redis.hmget(keys.anchor(), 'committedSize', 'filled')]);
+        expect([Number(state[0]), Number(state[1])]).toEqual([size, size]);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    let out = '';
+    const code = await runCli(['all', '--api', svc.api, '--json'], { out: (t) => (out += `${t}\n`), err: () => {}, env: {}, tty: false });
+    const result = JSON.parse(out);
+    expect(result.results.filter((r: { ok: boolean }) => !r.ok)).toEqual([]);
+    expect(code).toBe(0);
+    const closed = result.results.filter((r: { subject: string; checks: { name: string }[] }) => r.checks.some((c) => c.name === 'closed-by'));
+    expect(closed.length).toBeGreaterThanOrEqual(3);
+  });
+
   it('keeps the default maxExposure at 25% of NAV', async () => {
     const house = (await http('GET', `${svc.api}/house`)).body.house;
     expect(house.maxExposure).toBe(Math.floor(house.totalValue * 0.25 * 1e6) / 1e6);
