@@ -22,6 +22,7 @@ const TEXT: Record<string, string> = {
   rules: 'The move follows the game rules',
   order: 'No turn follows the end of the ticket',
   'ticket-ended': 'The turns end the ticket',
+  'closed-by': 'The ticket was running when it was closed as idle',
   anchor: 'The receipt has an anchor',
   'entry-hash': "The anchor names this entry's leaf hash",
   anchored: 'The entry is anchored on-chain',
