@@ -4,7 +4,7 @@ import type { Ack } from './ack.ts';
 import type { DiceBetPayload } from './bet-payload.ts';
 import { diceMultiplierBps, settleDice, winningCount } from './dice.ts';
 import { microToNumber } from './money.ts';
-import { betLogLeafHex, DICE_GAME_ID, diceReceiptId, pendingAnchor, type PlaySource, type ReceiptStatus, type SeedReveal } from './receipt.ts';
+import { betLogLeafHex, DICE_GAME_ID, diceReceiptId, pendingAnchor, receiptHead, type PlaySource, type ReceiptStatus, type SeedReveal } from './receipt.ts';
 
 export interface DiceSettlementInput {
   betPayload: DiceBetPayload;
@@ -70,17 +70,7 @@ export function buildDiceSettlement(input: DiceSettlementInput) {
     profit: microToNumber(payout - wager),
   };
   const receipt = {
-    id: receiptId,
-    receiptId,
-    game: 'dice',
-    gameId: DICE_GAME_ID,
-    player: alias,
-    actorAlias: alias,
-    source: input.source,
-    betAmount: microToNumber(wager),
-    payout: microToNumber(payout),
-    profit: microToNumber(payout - wager),
-    status,
+    ...receiptHead({ receiptId, game: 'dice', gameId: DICE_GAME_ID, player: alias, source: input.source, wager, payout, status }),
     input: {
       direction,
       target: targetBps / 100,

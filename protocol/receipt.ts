@@ -3,6 +3,7 @@
 import { canonicalize } from './jcs.ts';
 import { leafHash } from './merkle.ts';
 import { toHex, utf8 } from './encoding.ts';
+import { microToNumber } from './money.ts';
 
 export const RECEIPT_VERSION = 1;
 export const DICE_GAME_ID = 'dice:protocol-v1';
@@ -60,6 +61,32 @@ export const pendingAnchor = (betLogEntryHash: string): ReceiptAnchor => ({
  * @throws {TypeError} when the entry has no canonical JSON form
  */
 export const betLogLeafHex = (entry: unknown): string => toHex(leafHash(utf8(canonicalize(entry))));
+
+/** The fields every receipt opens with, in their order: ids, game, the public alias, source and amounts. */
+export function receiptHead(o: {
+  receiptId: string;
+  game: 'dice' | 'sweeper';
+  gameId: string;
+  player: string;
+  source: PlaySource;
+  wager: bigint;
+  payout: bigint;
+  status: string;
+}) {
+  return {
+    id: o.receiptId,
+    receiptId: o.receiptId,
+    game: o.game,
+    gameId: o.gameId,
+    player: o.player,
+    actorAlias: o.player,
+    source: o.source,
+    betAmount: microToNumber(o.wager),
+    payout: microToNumber(o.payout),
+    profit: microToNumber(o.payout - o.wager),
+    status: o.status,
+  };
+}
 
 export const diceReceiptId = (betPayloadHash: string): string => `dice_${betPayloadHash.slice(0, 32)}`;
 export const sweeperReceiptId = (ticketId: string): string => `sweeper_${ticketId}`;

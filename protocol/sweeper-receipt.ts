@@ -3,7 +3,7 @@
 import type { Ack } from './ack.ts';
 import type { SweeperBetPayload } from './bet-payload.ts';
 import { microToNumber } from './money.ts';
-import { betLogLeafHex, pendingAnchor, SWEEPER_GAME_ID, sweeperReceiptId, type PlaySource, type ReceiptStatus } from './receipt.ts';
+import { betLogLeafHex, pendingAnchor, receiptHead, SWEEPER_GAME_ID, sweeperReceiptId, type PlaySource, type ReceiptStatus } from './receipt.ts';
 import { SWEEPER_ROWS, sweeperMineColumn, sweeperMultiplierBps, sweeperPayout, type SweeperMode } from './sweeper.ts';
 
 /** One committed turn as a verifier sees it (a receipt's `verifierPayload.turns[i]`). */
@@ -139,17 +139,7 @@ export function buildSweeperSettlement(input: SweeperTicketInput) {
   };
   const betLogEntryHash = betLogLeafHex(betLogEntry);
   const receipt = {
-    id: receiptId,
-    receiptId,
-    game: 'sweeper',
-    gameId: SWEEPER_GAME_ID,
-    player: alias,
-    actorAlias: alias,
-    source: input.source,
-    betAmount: microToNumber(wager),
-    payout: microToNumber(payout),
-    profit: microToNumber(payout - wager),
-    status,
+    ...receiptHead({ receiptId, game: 'sweeper', gameId: SWEEPER_GAME_ID, player: alias, source: input.source, wager, payout, status }),
     ...closed,
     input: {
       ticketId,

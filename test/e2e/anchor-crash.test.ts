@@ -262,7 +262,7 @@ describe('manifests across a crash', () => {
 });
 
 describe('the BullMQ processors', () => {
-  it('retry a transient RPC failure with backoff, then commit', async () => {
+  it('retry a transient RPC failure with backoff, then commit', { timeout: 60_000 }, async () => {
     await play(1);
     // Jobs queued while the workers were paused are stale, and a job still running must finish first:
     // then one fresh job meets the failures alone.
@@ -282,9 +282,12 @@ describe('the BullMQ processors', () => {
     });
     try {
       await queues[0]!.resume();
-      for (let i = 0; i < 100 && (await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'committedSize')) !== String(await logSize()); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      // Two failed attempts back off 400 and 800 ms; a loaded machine may take much longer to pick the job up.
+      const size = String(await logSize());
+      await vi.waitFor(async () => expect(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'committedSize')).toBe(size), {
+        timeout: 45_000,
+        interval: 100,
+      });
     } finally {
       deps.rpc = real;
     }

@@ -1,4 +1,5 @@
 // Shapes the pages read from the public API: the contract's house and receipt, and design §8's analytics.
+import type { ReceiptAnchor } from '../../protocol/receipt.ts';
 
 export type Game = 'all' | 'dice' | 'sweeper';
 export type Source = 'all' | 'api' | 'mcp';
@@ -136,19 +137,6 @@ export interface Receipt {
   result: Record<string, unknown>;
   proof: Record<string, unknown>;
   verifierPayload: Record<string, unknown>;
-  anchor: {
-    status: string;
-    commitId: string;
-    commitSignature: string | null;
-    commitTransactionUrl: string | null;
-    commitAccount: string | null;
-    commitExplorerUrl: string | null;
-    betLogEntryHash: string;
-    betLogRoot: string | null;
-    betLogIndex: number | null;
-    betLogProof: string[];
-    entryCount: number | null;
-    stateRoot: string | null;
-  };
+  anchor: ReceiptAnchor;
   createdAt: string;
 }
