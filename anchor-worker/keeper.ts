@@ -90,6 +90,8 @@ const FIX_ATTEMPTS = 20;
 export class Keeper {
   readonly hooks: KeeperHooks;
   readonly #budgetMs: number;
+  /** The redemption last reported as waiting for liquidity, so each wait is logged once. */
+  #waiting: string | null = null;
 
   constructor(
     readonly deps: KeeperDeps,
@@ -215,7 +217,8 @@ export class Keeper {
       });
       if (result === 'ok') fixed++;
       else if (result !== 'dup' && result !== 'not_head') {
-        if (waiting) this.#log.info({ jobId: job.id }, 'keeper: LP redemption waits for free liquidity');
+        if (waiting && this.#waiting !== job.id) this.#log.info({ jobId: job.id }, 'keeper: LP redemption waits for free liquidity');
+        this.#waiting = waiting ? job.id : null;
         break;
       }
     }
