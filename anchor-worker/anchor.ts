@@ -23,6 +23,9 @@ import { BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/anchor-
 import { buildLiabilityTree } from '../store/anchor-state.ts';
 import { explorerLinks, type ExplorerLinks } from '../store/anchor-links.ts';
 import type { ReceiptAnchor } from '../games/receipts.ts';
+import { TransparencyStore } from '../store/transparency.ts';
+import { checkpointOrigin } from '../protocol/checkpoint.ts';
+import { signLatestCheckpoint } from './checkpoint.ts';
 
 /** Points where tests stop the worker, to prove a restart from each is safe. */
 export interface AnchorHooks {
@@ -81,6 +84,7 @@ export class Anchorer {
     if (pending) await this.#complete(pending);
     await this.fill();
     if (await this.#commitNew()) await this.fill();
+    await signLatestCheckpoint({ anchorStore: this.store, transparency: new TransparencyStore(this.services.redis, this.services.keys), anchorKey: this.services.operator.anchor, origin: checkpointOrigin(this.services.config.PUBLIC_BASE_URL) });
     return this.store.committedSize();
   }
 

@@ -21,6 +21,7 @@ import betLogRoutes from './routes/bet-log.ts';
 import journalRoutes from './routes/journal.ts';
 import stateProofRoutes from './routes/state-proof.ts';
 import sweeperRoutes from './routes/sweeper.ts';
+import transparencyRoutes from './routes/transparency.ts';
 import { tailDeps } from '../indexer/deps.ts';
 import { ApiError } from '../schemas/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
@@ -96,6 +97,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(journalRoutes);
       await api.register(stateProofRoutes);
       await api.register(sweeperRoutes);
+      await api.register(transparencyRoutes);
     },
     { prefix: '/api' },
   );

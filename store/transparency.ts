@@ -1,0 +1,129 @@
+// Transparency reads for verifiers: bet-log tiles and entry bundles (C2SP tlog-tiles), receipt bundles,
+// signed checkpoints, the trust root's key history, and the on-chain pointer to a session key's setup.
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.ts';
+import { parseBetLogItem } from './anchor-tree.ts';
+import { HASH_LENGTH } from '../protocol/merkle.ts';
+import { TILE_HEIGHT, TILE_WIDTH, encodeEntryBundle, nodesAtTileLevel } from '../protocol/tlog-tiles.ts';
+import { canonicalize } from '../protocol/jcs.ts';
+import { utf8 } from '../protocol/encoding.ts';
+import type { TrustRootKey, TrustRootRole } from '../protocol/trust-root.ts';
+
+/** Key names this store owns beyond `Keys` (the lead may move them into keys.ts). */
+export interface TransparencyKeys {
+  /** Sorted set: signed checkpoint notes, scored by tree size. */
+  checkpoints: string;
+  /** Hash `<role>:<publicKey>` → ISO time the key was first published. */
+  trustRootKeys: string;
+}
+
+export const transparencyKeys = (keys: Keys): TransparencyKeys => ({
+  checkpoints: `${keys.prefix}:betlog:checkpoints`,
+  trustRootKeys: `${keys.prefix}:trust-root:keys`,
+});
+
+/** Where a session key's latest setup or revocation sits on-chain, as the indexer applied it. */
+export interface SessionKeyPointer {
+  betPayloadHash: string;
+  sessionPubkey: string;
+  signature: string;
+  slot: number;
+}
+
+export class TransparencyStore {
+  readonly names: TransparencyKeys;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    names?: TransparencyKeys,
+  ) {
+    this.names = names ?? transparencyKeys(keys);
+  }
+
+  /** The size of the latest commit: tiles are served for the committed tree only. */
+  async committedSize(): Promise<number> {
+    return Number((await this.redis.hget(this.keys.anchor(), 'committedSize')) ?? 0);
+  }
+
+  /**
+   * Hash tile (`level`, `index`) with `width` hashes, or null when a tree of `treeSize` has fewer there.
+   * Tile level L holds the tree's nodes at height 8L, which the worker persists level by level.
+   */
+  async hashTile(level: number, index: number, width: number, treeSize: number): Promise<Uint8Array | null> {
+    const start = index * TILE_WIDTH;
+    if (start + width > nodesAtTileLevel(treeSize, level)) return null;
+    const bytes = await this.redis.getrangeBuffer(this.keys.betLogNodes(level * TILE_HEIGHT), start * HASH_LENGTH, (start + width) * HASH_LENGTH - 1);
+    if (!bytes || bytes.length !== width * HASH_LENGTH) throw new Error(`bet-log tree level ${level * TILE_HEIGHT} lacks nodes ${start}…${start + width - 1}`);
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+
+  /** Receipts of entries `[index·256, index·256 + width)`, in log order (null past `treeSize`). */
+  async receiptBundle(index: number, width: number, treeSize: number): Promise<Record<string, unknown>[] | null> {
+    const start = index * TILE_WIDTH;
+    if (start + width > treeSize) return null;
+    const items = await this.redis.lrange(this.keys.betLog(), start, start + width - 1);
+    if (items.length !== width) throw new Error(`the bet log holds fewer than ${start + width} entries`);
+    const pipeline = this.redis.pipeline();
+    const ids = items.map((item, i) => parseBetLogItem(item, start + i).receiptId);
+    for (const id of ids) pipeline.hmget(this.keys.receipt(id), 'body', 'anchor');
+    const replies = (await pipeline.exec()) ?? [];
+    return ids.map((id, i) => {
+      const [err, value] = replies[i] ?? [];
+      const [body, anchor] = (value ?? []) as (string | null)[];
+      if (err || !body) throw new Error(`bet-log entry ${start + i} names receipt ${id}, which is not stored`);
+      const receipt = JSON.parse(body) as Record<string, unknown>;
+      if (anchor) receipt.anchor = JSON.parse(anchor);
+      return receipt;
+    });
+  }
+
+  /** Entry bundle `index`: each entry's canonical JSON (its leaf data), from the receipts. */
+  async entryBundle(index: number, width: number, treeSize: number): Promise<Uint8Array | null> {
+    const receipts = await this.receiptBundle(index, width, treeSize);
+    if (!receipts) return null;
+    return encodeEntryBundle(
+      receipts.map((r) => utf8(canonicalize((r.verifierPayload as { betLogEntry?: unknown } | undefined)?.betLogEntry))),
+    );
+  }
+
+  /** Stores a signed checkpoint of `size` (idempotent: one size has one root, and Ed25519 is deterministic). */
+  async saveCheckpoint(size: number, note: string): Promise<void> {
+    await this.redis.zadd(this.names.checkpoints, size, note);
+  }
+
+  /** The newest signed checkpoint and its size. */
+  async latestCheckpoint(): Promise<{ size: number; note: string } | null> {
+    const [note, score] = await this.redis.zrange(this.names.checkpoints, '-1', '-1', 'WITHSCORES');
+    return note === undefined ? null : { size: Number(score), note };
+  }
+
+  /**
+   * Records that `keys` are published now, keeping the first time each was seen, and returns every key
+   * ever published per role, oldest first (a rotated key stays listed).
+   */
+  async publishKeys(keys: Record<TrustRootRole, string>, nowIso: string): Promise<Record<TrustRootRole, TrustRootKey[]>> {
+    const pipeline = this.redis.pipeline();
+    for (const [role, publicKey] of Object.entries(keys)) pipeline.hsetnx(this.names.trustRootKeys, `${role}:${publicKey}`, nowIso);
+    await pipeline.exec();
+    const all = await this.redis.hgetall(this.names.trustRootKeys);
+    const out: Record<TrustRootRole, TrustRootKey[]> = { ack: [], anchor: [], keeper: [] };
+    for (const [field, validFrom] of Object.entries(all)) {
+      const [role, publicKey] = field.split(':') as [TrustRootRole, string];
+      if (Object.hasOwn(out, role)) out[role].push({ publicKey, validFrom });
+    }
+    for (const list of Object.values(out)) list.sort((a, b) => Date.parse(a.validFrom) - Date.parse(b.validFrom) || a.publicKey.localeCompare(b.publicKey));
+    return out;
+  }
+
+  /** The on-chain pointer for the key that committed bet `betPayloadHash`; null when unknown. */
+  async sessionKeyPointer(betPayloadHash: string): Promise<SessionKeyPointer | null> {
+    const [wallet, sessionPubkey] = await this.redis.hmget(this.keys.bet(betPayloadHash), 'wallet', 'sessionPubkey');
+    if (!wallet || !sessionPubkey) return null;
+    const raw = await this.redis.hget(this.keys.sessionKeys(wallet), sessionPubkey);
+    if (!raw) return null;
+    const state = JSON.parse(raw) as { signature?: unknown; slot?: unknown };
+    if (typeof state.signature !== 'string') return null;
+    return { betPayloadHash, sessionPubkey, signature: state.signature, slot: Number(state.slot) };
+  }
+}
