@@ -1,11 +1,14 @@
 // The independent verifier's pure core: takes fetched public data, returns structured check results.
 export * from './report.ts';
+export * from './bounds.ts';
 export * from './chain.ts';
 export * from './rng.ts';
+export * from './index-set.ts';
 export * from './turn.ts';
-export * from './entry.ts';
+export * from './rebuild.ts';
 export * from './proofs.ts';
 export * from './anchor.ts';
+export * from './session-key.ts';
 export * from './dice.ts';
 export * from './sweeper.ts';
 export * from './receipt.ts';

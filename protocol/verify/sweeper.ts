@@ -1,28 +1,30 @@
-// The Sweeper receipt checker: every turn of the ticket verified, the board replayed, the payout recomputed.
-import { SWEEPER_MODES, SWEEPER_ROWS, isSweeperMode, sweeperMineColumn, sweeperPayout } from '../sweeper.ts';
+// The Sweeper receipt checker: every turn of the ticket verified and bound to it, the rules replayed,
+// then the receipt and its bet-log entry rebuilt through protocol/sweeper-receipt.ts and compared.
+import { SWEEPER_MODES, isSweeperMode } from '../sweeper.ts';
 import type { SweeperBetPayload } from '../bet-payload.ts';
+import { SWEEPER_GAME_ID } from '../receipt.ts';
+import { buildSweeperSettlement, nextSweeperState, resolveSweeperTurn, type SweeperTurnInput } from '../sweeper-receipt.ts';
 import type { Checks } from './report.ts';
 import { checkTurn, isRecord, type TurnContext } from './turn.ts';
-import { agree, agreeAmounts, entryLeafHex, type RngUse } from './entry.ts';
-import type { GameCheck } from './dice.ts';
+import { compareRebuilt } from './rebuild.ts';
+import { sourceOf, type GameCheck } from './dice.ts';
+import { MAX_SWEEPER_TURNS } from './bounds.ts';
 
-export const SWEEPER_GAME_ID = 'sweeper:protocol-v1';
+export { SWEEPER_GAME_ID };
 
-type Outcome = 'running' | 'busted' | 'cleared' | 'cashed_out' | 'forfeited';
-
-/** Checks a Sweeper ticket receipt's game part; the caller checks the anchor. */
+/** Checks a Sweeper ticket receipt's game part; the caller checks the anchor, the RNG links and the session keys. */
 export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnContext, checks: Checks): GameCheck {
+  const found: GameCheck = { leafHex: null, rngLinks: [], sessionKeys: [] };
   const vp = receipt.verifierPayload;
-  if (!isRecord(vp) || !Array.isArray(vp.turns)) {
-    checks.fail('verifier-payload', 'the receipt has no verifierPayload with turns');
-    return { leafHex: null, rngUses: [] };
+  if (!isRecord(vp) || !Array.isArray(vp.turns) || vp.turns.length === 0 || vp.turns.length > MAX_SWEEPER_TURNS) {
+    checks.fail('verifier-payload', `the receipt has no verifierPayload with 1…${MAX_SWEEPER_TURNS} turns`);
+    return found;
   }
   const entry = isRecord(vp.betLogEntry) ? vp.betLogEntry : null;
-  const leafHex = entryLeafHex(vp.betLogEntry);
   const mode = vp.mode;
   if (receipt.gameId !== SWEEPER_GAME_ID || !isSweeperMode(mode) || typeof vp.wagerMicro !== 'string' || typeof vp.ticketId !== 'string') {
     checks.fail('game', 'not a Protocol V1 Sweeper ticket (gameId, mode, wagerMicro or ticketId)');
-    return { leafHex, rngUses: [] };
+    return found;
   }
   checks.pass('game');
   let wager: bigint;
@@ -31,113 +33,85 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
     if (wager <= 0n) throw new RangeError('wager');
   } catch {
     checks.fail('outcome', 'wagerMicro is not a positive micro-USDC integer string');
-    return { leafHex, rngUses: [] };
+    return found;
   }
   const { columns } = SWEEPER_MODES[mode];
-  const rngUses: RngUse[] = [];
-  const replayed: Record<string, unknown>[] = [];
+  const turns: SweeperTurnInput[] = [];
   let rowsWon = 0;
-  let outcome: Outcome = 'running';
+  let ended: string | null = null;
   let lastNonce = -1;
-  const turns = vp.turns as unknown[];
-  for (let k = 0; k < turns.length; k++) {
+  let player: unknown;
+  for (let k = 0; k < vp.turns.length; k++) {
     const prefix = `turn[${k}].`;
-    const t = turns[k];
+    const t = vp.turns[k];
     if (!isRecord(t)) {
       checks.fail(`${prefix}payload-hash`, 'the turn is not an object');
-      return { leafHex, rngUses };
+      return found;
     }
-    if (outcome !== 'running') checks.fail(`${prefix}order`, `a turn follows the end of the ticket (${outcome})`);
+    if (ended) checks.fail(`${prefix}order`, `a turn follows the end of the ticket (${ended})`);
     const facts = checkTurn(
-      {
-        betPayload: t.betPayload,
-        betPayloadHash: t.betPayloadHash,
-        commitSignature: t.commitSignature,
-        ack: t.ack,
-        revealSignature: t.revealSignature,
-        clientSeedRaw: t.clientSeedRaw,
-        rngReveal: t.rngReveal,
-      },
+      { betPayload: t.betPayload, betPayloadHash: t.betPayloadHash, commitSignature: t.commitSignature, ack: t.ack, revealSignature: t.revealSignature, clientSeedRaw: t.clientSeedRaw, rngReveal: t.rngReveal },
       ctx,
       checks,
       prefix,
       entry?.settledAt,
     );
-    if (!facts) return { leafHex, rngUses };
-    rngUses.push({ head: facts.ack.rngChainHead, index: facts.ack.rngIndex });
+    if (!facts) return found;
+    if (facts.rngLink) found.rngLinks.push(facts.rngLink);
+    found.sessionKeys.push(facts.sessionKey);
     const payload = facts.payload as SweeperBetPayload;
     const params = isRecord(payload.params) ? payload.params : ({} as Record<string, unknown>);
+    if (k === 0) player = payload.player;
     const bound =
-      payload.game === 'sweeper' && params.ticketId === vp.ticketId && params.mode === mode && payload.wager === vp.wagerMicro && payload.betNonce > lastNonce;
-    checks.add(`${prefix}ticket-binding`, bound, 'the turn payload is not bound to this ticket (game, ticketId, mode, wager or nonce order)');
+      payload.game === 'sweeper' &&
+      params.ticketId === vp.ticketId &&
+      params.mode === mode &&
+      payload.wager === vp.wagerMicro &&
+      payload.player === player &&
+      Number.isSafeInteger(payload.betNonce) &&
+      payload.betNonce > lastNonce;
+    checks.add(`${prefix}ticket-binding`, bound, 'the turn payload is not bound to this ticket (game, ticketId, mode, wager, player or nonce order)');
     lastNonce = payload.betNonce;
-    const revealed = facts.seed !== null && facts.rngReveal !== null;
-    let mineColumn: number | null = null;
     if (params.turn === 'choice') {
       const column = params.choiceColumn;
       const legal = params.row === rowsWon && Number.isSafeInteger(column) && (column as number) >= 0 && (column as number) < columns;
       checks.add(`${prefix}rules`, legal, `a choice must name row ${rowsWon} and a column in [0, ${columns})`);
-      if (!revealed) outcome = 'forfeited';
-      else {
-        mineColumn = sweeperMineColumn({ rngValueHex: facts.rngReveal as string, clientSeedRaw: facts.seed as string, betPayloadHash: facts.hash, mode });
-        if (mineColumn === column) outcome = 'busted';
-        else if (++rowsWon === SWEEPER_ROWS) outcome = 'cleared';
-      }
     } else if (params.turn === 'cashout') {
       checks.add(`${prefix}rules`, params.rowsWon === rowsWon && rowsWon >= 1, 'a cashout must name the cleared rows, at least one');
-      outcome = revealed ? 'cashed_out' : 'forfeited';
     } else {
       checks.fail(`${prefix}rules`, 'the turn is neither a choice nor a cashout');
-      return { leafHex, rngUses };
+      return found;
     }
-    replayed.push({
+    const input: SweeperTurnInput = {
+      betPayload: payload,
       betPayloadHash: facts.hash,
-      ackHash: facts.ack.ackHash,
-      rngChainHead: facts.ack.rngChainHead,
-      rngIndex: facts.ack.rngIndex,
-      commitment: payload.commitment,
+      commitSignature: String(t.commitSignature),
+      ack: facts.ack,
       clientSeedRaw: facts.seed,
-      kind: params.turn,
-      row: params.turn === 'choice' ? params.row : null,
-      choiceColumn: params.turn === 'choice' ? params.choiceColumn : null,
-      mineColumn,
-    });
+      revealSignature: facts.revealSignature,
+      rngReveal: facts.rngReveal,
+    };
+    turns.push(input);
+    if (!ended) {
+      const state = nextSweeperState(rowsWon, resolveSweeperTurn(input), facts.seed !== null && facts.rngReveal !== null);
+      rowsWon = state.rowsWon;
+      if (state.outcome !== 'running') ended = state.outcome;
+    }
   }
-  checks.add('ticket-ended', outcome !== 'running', 'the receipt\'s turns do not end the ticket');
-  const payout = outcome === 'cleared' || outcome === 'cashed_out' ? sweeperPayout(wager, mode, rowsWon) : 0n;
-  const status = outcome === 'forfeited' ? 'forfeited' : payout > 0n ? 'won' : 'lost';
-  const player = (turns[0] as Record<string, unknown>)?.betPayload as Record<string, unknown> | undefined;
-  const result = isRecord(receipt.result) ? receipt.result : {};
-  const resultColumns = replayed.filter((t) => t.kind === 'choice').map((t) => t.mineColumn);
-  agree(checks, 'outcome', 'the recorded outcome differs from the replayed board', [
-    ['result.outcome', result.outcome, outcome],
-    ['result.rowsWon', result.rowsWon, rowsWon],
-    ['result.resultColumns', result.resultColumns, resultColumns],
-    ['status', receipt.status, status],
-  ]);
-  agreeAmounts(checks, receipt, result, wager, payout);
-  if (!entry) {
-    checks.fail('bet-log-entry', 'verifierPayload.betLogEntry is missing');
-    return { leafHex, rngUses };
+  checks.add('ticket-ended', ended !== null, 'the receipt\'s turns do not end the ticket');
+  const source = sourceOf(receipt);
+  const settledAt = entry?.settledAt;
+  if (!source || typeof settledAt !== 'string' || typeof player !== 'string' || !ended) {
+    if (ended) checks.fail('receipt-fields', !source ? 'source is neither api nor mcp' : 'the bet-log entry has no settledAt');
+    return found;
   }
-  agree(checks, 'bet-log-entry', 'the bet-log entry does not match the verified ticket', [
-    ['receiptId', entry.receiptId, receipt.id],
-    ['game', entry.game, 'sweeper'],
-    ['gameId', entry.gameId, SWEEPER_GAME_ID],
-    ['player', entry.player, player?.player],
-    ['ticketId', entry.ticketId, vp.ticketId],
-    ['mode', entry.mode, mode],
-    ['turns', entry.turns, replayed],
-    ['rowsWon', entry.rowsWon, rowsWon],
-    ['status', entry.status, status],
-    ['outcome', entry.outcome, outcome],
-    ['wager', entry.wager, vp.wagerMicro],
-    ['payout', entry.payout, payout.toString()],
-  ]);
-  agree(checks, 'receipt-fields', 'the receipt shows values other than the verified ones', [
-    ['player', receipt.player, player?.player],
-    ['actorAlias', receipt.actorAlias, player?.player],
-    ['receiptId', receipt.receiptId, receipt.id],
-  ]);
-  return { leafHex, rngUses };
+  let rebuilt: ReturnType<typeof buildSweeperSettlement>;
+  try {
+    rebuilt = buildSweeperSettlement({ ticketId: vp.ticketId, mode, wager, player, source, turns, settledAt });
+  } catch (err) {
+    checks.fail('outcome', `the ticket cannot be replayed: ${(err as Error).message}`);
+    return found;
+  }
+  compareRebuilt(checks, receipt, rebuilt.receipt as unknown as Record<string, unknown>);
+  return { ...found, leafHex: rebuilt.betLogEntryHash };
 }
