@@ -14,6 +14,8 @@ export interface GameCheck {
   /** Leaf hash of the bet-log entry rebuilt from the verified inputs; null when it could not be rebuilt. */
   leafHex: string | null;
   rngLinks: RngLinkRequest[];
+  /** Every RNG index a signed ack bound, revealed or not. */
+  rngUses: { head: string; index: number }[];
   sessionKeys: SessionKeyUse[];
 }
 
@@ -39,7 +41,7 @@ export const sourceOf = (receipt: Record<string, unknown>): PlaySource | null =>
 
 /** Checks a Dice receipt's game part; the caller checks the anchor, the RNG link and the session key. */
 export function checkDiceReceipt(receipt: Record<string, unknown>, ctx: TurnContext, checks: Checks): GameCheck {
-  const none: GameCheck = { leafHex: null, rngLinks: [], sessionKeys: [] };
+  const none: GameCheck = { leafHex: null, rngLinks: [], rngUses: [], sessionKeys: [] };
   const vp = receipt.verifierPayload;
   if (!isRecord(vp)) {
     checks.fail('verifier-payload', 'the receipt has no verifierPayload');
@@ -63,7 +65,7 @@ export function checkDiceReceipt(receipt: Record<string, unknown>, ctx: TurnCont
     entry?.settledAt,
   );
   if (!facts) return none;
-  const found: GameCheck = { leafHex: null, rngLinks: facts.rngLink ? [facts.rngLink] : [], sessionKeys: [facts.sessionKey] };
+  const found: GameCheck = { leafHex: null, rngLinks: facts.rngLink ? [facts.rngLink] : [], rngUses: facts.rngUse ? [facts.rngUse] : [], sessionKeys: [facts.sessionKey] };
   const proof = isRecord(receipt.proof) ? receipt.proof : {};
   const reveal = revealOf(facts, proof.revealedVia);
   const source = sourceOf(receipt);

@@ -15,3 +15,5 @@ export * from './receipt.ts';
 export * from './manifests.ts';
 export * from './log.ts';
 export * from './state-proof.ts';
+export * from './checkpoint.ts';
+export * from './log-audit.ts';

@@ -45,6 +45,7 @@ export interface ReceiptInspection {
   /** Leaf of the entry rebuilt from the verified inputs; null when it could not be rebuilt. */
   leafHex: string | null;
   rngLinks: RngLinkRequest[];
+  rngUses: RngUse[];
   sessionKeys: SessionKeyUse[];
   anchor: AnchorClaim | null;
 }
@@ -65,11 +66,11 @@ const GAMES: Record<string, GameChecker> = {
 
 /**
  * Every check that needs the receipt alone; never throws.
- * @param options.anchor false in a bulk run, where the log itself proves inclusion
+ * @param options.bulk in a bulk run the log itself proves inclusion, so an anchor not filled yet is no gap
  */
-export function inspectReceipt(receipt: unknown, ctx: InspectContext, options: { anchor?: boolean } = {}): ReceiptInspection {
+export function inspectReceipt(receipt: unknown, ctx: InspectContext, options: { bulk?: boolean } = {}): ReceiptInspection {
   const checks = new Checks();
-  const empty = { leafHex: null, rngLinks: [], sessionKeys: [], anchor: null };
+  const empty = { leafHex: null, rngLinks: [], rngUses: [], sessionKeys: [], anchor: null };
   if (!isRecord(receipt)) {
     checks.fail('receipt', 'the receipt is not an object');
     return { subject: 'receipt ?', receiptId: null, checks: checks.list, ...empty };
@@ -91,8 +92,8 @@ export function inspectReceipt(receipt: unknown, ctx: InspectContext, options: {
   }
   let anchor: AnchorClaim | null = null;
   if (game.leafHex === null) checks.fail('entry-hash', 'the bet-log entry could not be rebuilt from the verified bet');
-  else if (options.anchor !== false) anchor = inspectAnchor(receipt.anchor, game.leafHex, checks);
-  return { subject, receiptId, checks: checks.list, leafHex: game.leafHex, rngLinks: game.rngLinks, sessionKeys: game.sessionKeys, anchor };
+  else anchor = inspectAnchor(receipt.anchor, game.leafHex, checks, options.bulk ? 'skip' : 'error');
+  return { subject, receiptId, checks: checks.list, leafHex: game.leafHex, rngLinks: game.rngLinks, rngUses: game.rngUses, sessionKeys: game.sessionKeys, anchor };
 }
 
 /** Adds the checks that need chain state: RNG links, the anchor's commit memo, the session keys. */
@@ -104,7 +105,7 @@ export function completeReceipt(inspection: ReceiptInspection, ctx: Omit<Receipt
   for (const use of inspection.sessionKeys) checkSessionKey(use, ctx.sessionKey?.(use.sessionPubkey), checks);
   return {
     ...checks.report(inspection.subject),
-    rngUses: inspection.rngLinks.map((l) => ({ head: l.head, index: l.index })),
+    rngUses: inspection.rngUses,
     leafHex: inspection.leafHex,
   };
 }

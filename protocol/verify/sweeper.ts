@@ -14,7 +14,7 @@ export { SWEEPER_GAME_ID };
 
 /** Checks a Sweeper ticket receipt's game part; the caller checks the anchor, the RNG links and the session keys. */
 export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnContext, checks: Checks): GameCheck {
-  const found: GameCheck = { leafHex: null, rngLinks: [], sessionKeys: [] };
+  const found: GameCheck = { leafHex: null, rngLinks: [], rngUses: [], sessionKeys: [] };
   const vp = receipt.verifierPayload;
   if (!isRecord(vp) || !Array.isArray(vp.turns) || vp.turns.length === 0 || vp.turns.length > MAX_SWEEPER_TURNS) {
     checks.fail('verifier-payload', `the receipt has no verifierPayload with 1…${MAX_SWEEPER_TURNS} turns`);
@@ -58,6 +58,7 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
     );
     if (!facts) return found;
     if (facts.rngLink) found.rngLinks.push(facts.rngLink);
+    if (facts.rngUse) found.rngUses.push(facts.rngUse);
     found.sessionKeys.push(facts.sessionKey);
     const payload = facts.payload as SweeperBetPayload;
     const params = isRecord(payload.params) ? payload.params : ({} as Record<string, unknown>);

@@ -58,6 +58,8 @@ export interface TurnFacts {
   revealSignature: string | null;
   /** Set when the reveal should be linked to the chain (the ack signature verified). */
   rngLink: RngLinkRequest | null;
+  /** The RNG index the signed ack bound (each is used once); null when the ack does not verify. */
+  rngUse: { head: string; index: number } | null;
   sessionKey: SessionKeyUse;
 }
 
@@ -160,6 +162,7 @@ export function checkTurn(turn: TurnProof, ctx: TurnContext, checks: Checks, pre
     rngReveal,
     revealSignature,
     rngLink,
+    rngUse: ackCheck.ok ? { head: ack.rngChainHead, index: ack.rngIndex } : null,
     sessionKey: { check: name('session-key'), sessionPubkey, betPayloadHash, committedAt: ack.committedAt },
   };
 }
