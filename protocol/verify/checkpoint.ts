@@ -4,11 +4,22 @@ import { openCheckpoint, type Checkpoint } from '../checkpoint.ts';
 import type { Checks } from './report.ts';
 import { chainSize, type ChainCommit } from './log.ts';
 
+/** The roots the chain commits, by size, and its size (a monitor also knows the roots it verified before). */
+export interface CommittedRoots {
+  rootAt(size: number): string | undefined;
+  size: number;
+}
+
+export const committedRootsOf = (commits: readonly ChainCommit[]): CommittedRoots => ({
+  rootAt: (size) => commits.find((c) => c.memo.entryCount === size)?.memo.betLogRoot,
+  size: chainSize(commits),
+});
+
 /**
  * Records `checkpoint-signature` and `checkpoint`; returns the checkpoint when its signature verifies.
  * @param note the body of `GET …/bet-log/checkpoint`, or null when none is served
  */
-export function checkCheckpoint(note: string | null, origin: string, anchorKeys: readonly string[], commits: readonly ChainCommit[], checks: Checks): Checkpoint | null {
+export function checkCheckpoint(note: string | null, origin: string, anchorKeys: readonly string[], committed: CommittedRoots, checks: Checks): Checkpoint | null {
   if (note === null) {
     checks.error('checkpoint-signature', 'the service serves no checkpoint');
     return null;
@@ -24,11 +35,11 @@ export function checkCheckpoint(note: string | null, origin: string, anchorKeys:
   }
   checks.pass('checkpoint-signature');
   const { size, rootHex } = opened.checkpoint;
-  const memo = commits.find((c) => c.memo.entryCount === size);
-  if (memo) {
-    checks.add('checkpoint', memo.memo.betLogRoot === rootHex, `the checkpoint of size ${size} names root ${rootHex.slice(0, 12)}…, the on-chain commit ${memo.memo.betLogRoot.slice(0, 12)}… (the anchor key signed a fork)`);
-  } else if (size > chainSize(commits)) {
-    checks.error('checkpoint', `the checkpoint of size ${size} is ahead of the chain as this RPC shows it (${chainSize(commits)})`);
+  const root = committed.rootAt(size);
+  if (root !== undefined) {
+    checks.add('checkpoint', root === rootHex, `the checkpoint of size ${size} names root ${rootHex.slice(0, 12)}…, the on-chain commit ${root.slice(0, 12)}… (the anchor key signed a fork)`);
+  } else if (size > committed.size) {
+    checks.error('checkpoint', `the checkpoint of size ${size} is ahead of the chain as this RPC shows it (${committed.size})`);
   } else {
     checks.fail('checkpoint', `the checkpoint names size ${size}, which the anchor key never committed on-chain`);
   }

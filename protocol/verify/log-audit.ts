@@ -44,6 +44,8 @@ export interface AuditEntry {
   index: number;
   leafHex: string;
   inspection: ReceiptInspection | null;
+  /** Why the receipt is missing: withheld by the service (a violation) or not reachable. */
+  problem?: { reason: string; withheld: boolean } | null;
 }
 
 // `turn[3].commitment` and `commitment` count as one check across receipts.
@@ -92,7 +94,9 @@ export class LogAudit {
     }
     const { inspection } = entry;
     if (!inspection) {
-      this.#served.item(`entry ${entry.index} has no receipt`);
+      const reason = `entry ${entry.index} has no receipt${entry.problem ? `: ${entry.problem.reason}` : ''}`;
+      if (entry.problem && !entry.problem.withheld) this.#served.unchecked(reason);
+      else this.#served.item(reason);
       return;
     }
     this.#served.item(null);

@@ -32,7 +32,8 @@ const short = (hash: unknown): string => (typeof hash === 'string' ? `${hash.sli
  * Checks signatures and links; returns the span of each manifest (oldest first) for the event checks.
  * Records `manifest-signatures` and `manifest-links`.
  */
-export function verifyManifestLinks(walk: ManifestWalk, operatorPublicKey: string, checks: Checks): ManifestSpan[] {
+export function verifyManifestLinks(walk: ManifestWalk, operatorPublicKey: string | readonly string[], checks: Checks): ManifestSpan[] {
+  const keys = typeof operatorPublicKey === 'string' ? [operatorPublicKey] : operatorPublicKey;
   const signatures = new Tally('manifest-signatures');
   const links = new Tally('manifest-links');
   const { manifests } = walk;
@@ -46,7 +47,8 @@ export function verifyManifestLinks(walk: ManifestWalk, operatorPublicKey: strin
   let seq: number | null = walk.missingPredecessor === undefined && walk.stoppedAt === undefined ? 1 : null;
   const seen = new Set<string>();
   manifests.forEach((m, k) => {
-    const check = verifyManifest(m, operatorPublicKey);
+    let check = verifyManifest(m, keys[0] ?? '');
+    for (const key of keys.slice(1)) if (!check.ok) check = verifyManifest(m, key);
     signatures.item(check.ok ? null : `manifest ${short(isRecord(m) ? m.manifestHash : undefined)}: ${check.reason}`);
     if (k > 0) {
       const prev = manifests[k - 1] as Manifest;

@@ -50,9 +50,9 @@ export class RngAnchors {
     if ((points[at] as Point).index !== index) points.splice(at + 1, 0, { index, value: valueHex });
   }
 
-  /** The highest anchored point of each chain, for a saved state. */
-  tips(): { head: string; index: number; value: string }[] {
-    return [...this.#chains].map(([head, points]) => ({ head, ...(points[points.length - 1] as Point) }));
+  /** The highest anchored points of each chain (at most `limit` per chain), for a saved state. */
+  recentPoints(limit: number): { head: string; index: number; value: string }[] {
+    return [...this.#chains].flatMap(([head, points]) => points.slice(1).slice(-limit).map((p) => ({ head, ...p })));
   }
 
   /**
