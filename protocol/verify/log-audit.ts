@@ -158,7 +158,7 @@ export class LogAudit {
    * report followed by a report per failing receipt.
    */
   finish(lookup: (sessionPubkey: string) => SessionKeyLookup | undefined, subject?: string): Report[] {
-    const keys = new Tally('session-keys');
+    const keys = new Tally('session-key');
     for (const [key, uses] of this.#keys) {
       const found = lookup(key);
       for (const { receiptId, use } of uses) {
