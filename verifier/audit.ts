@@ -42,8 +42,9 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
   });
   const start = input.from.size;
   const count = input.to - start;
-  const inspector = ctx.workers > 0 && count > 2 * TILE_WIDTH ? workerInspector(ctx.workers) : inlineInspector();
-  const window = Math.max(4, ctx.workers * 3);
+  const workers = ctx.workers === 'auto' ? (count > 2 * TILE_WIDTH ? defaultWorkers() : 0) : ctx.workers;
+  const inspector = workers > 0 ? workerInspector(workers) : inlineInspector();
+  const window = Math.max(4, workers * 3);
   const first = Math.floor(start / TILE_WIDTH);
   const last = Math.ceil(input.to / TILE_WIDTH) - 1;
   const jobs = new Map<number, ReturnType<typeof inspector.inspect>>();

@@ -19,7 +19,6 @@ import { auditRun, setupReport } from './run.ts';
 import { runMonitor } from './monitor.ts';
 import { EXIT, exitCodeOf, formatJson, formatText, summarize } from './format.ts';
 import { installCrypto } from './crypto.ts';
-import { defaultWorkers } from './audit.ts';
 import { UsageError } from './trust.ts';
 import { saveState, stateFileOf } from './state.ts';
 
@@ -118,7 +117,7 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
       sinceMs = Date.parse(values.since);
       if (!Number.isFinite(sinceMs)) throw new UsageError(`--since must be a time (ISO 8601), got ${JSON.stringify(values.since)}`);
     }
-    const workers = intOption(values.workers, 'workers', 0, 256, defaultWorkers());
+    const workers = values.workers === undefined ? 'auto' : intOption(values.workers, 'workers', 0, 256, 0);
     const intervalMs = intOption(values.interval, 'interval', 1, 86_400, 30) * 1000;
     const polls = values.once ? 1 : intOption(values.polls, 'polls', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
     if (!['receipt', 'all', 'log', 'manifests', 'monitor', 'state-proof'].includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);

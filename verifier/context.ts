@@ -16,8 +16,8 @@ export interface RunOptions {
   trustRootFile?: string;
   stateDir: string;
   progress: Progress;
-  /** Worker threads for bulk checks (0: inline). */
-  workers: number;
+  /** Worker threads for bulk checks: a count (0: inline), or `auto` (every core, once the work pays for them). */
+  workers: number | 'auto';
   /** One-line notices to the user (stderr). */
   notice(text: string): void;
 }
@@ -28,7 +28,7 @@ export interface VerifierContext {
   trust: LoadedTrust;
   rng: RngAnchors;
   progress: Progress;
-  workers: number;
+  workers: number | 'auto';
   stateDir: string;
   notice(text: string): void;
   /** The run's footing: `trust-root`, `rpc-cluster`. */
