@@ -61,6 +61,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** Draw a progress bar (stderr is a terminal) rather than periodic lines. */
   tty: boolean;
+  /** Milliseconds between progress lines when not on a terminal. @defaultValue 5000 */
+  progressEveryMs?: number;
 }
 
 const defaultIo: CliIo = {
@@ -127,7 +129,7 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
     const apiUrl = normalizeApiUrl(values.api ?? io.env.PFWS_API_URL ?? 'http://localhost:8080/api');
     const stateDir = values.state ?? io.env.PFWS_VERIFY_HOME ?? path.join(io.env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'pfws-verify');
     const write = io.progress ?? ((t: string) => io.err(t.replace(/\n$/, '')));
-    const progress = values.quiet || command === 'monitor' ? silentProgress : createProgress({ write, tty: io.tty });
+    const progress = values.quiet || command === 'monitor' ? silentProgress : createProgress({ write, tty: io.tty, ...(io.progressEveryMs !== undefined ? { lineEveryMs: io.progressEveryMs } : {}) });
     const open = (): Promise<VerifierContext> =>
       openContext({
         apiUrl,
