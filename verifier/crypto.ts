@@ -3,7 +3,7 @@
 // twice as fast, which matters when a log has millions of signatures.
 import { createHash, createHmac, createPublicKey, hash, verify, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { isStrictEd25519PublicKey, setCryptoBackend, type CryptoBackend } from '../protocol/crypto.ts';
+import { cryptoBackend, isStrictEd25519PublicKey, setCryptoBackend, type CryptoBackend } from '../protocol/crypto.ts';
 
 interface Sodium {
   crypto_sign_verify_detached(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
@@ -38,21 +38,22 @@ function keyObject(publicKey: Uint8Array): KeyObject {
   return key;
 }
 
-const common = {
-  sha256: (data: Uint8Array) => hash('sha256', data, 'buffer') as unknown as Uint8Array,
-  hmacSha256: (key: Uint8Array, data: Uint8Array) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
-  ed25519Sign(): Uint8Array {
-    throw new Error('the verifier never signs');
-  },
-  ed25519PublicKey(): Uint8Array {
-    throw new Error('the verifier never derives keys');
-  },
+// The verifier never signs; signing stays with whatever backend was installed before (noble by default,
+// or a service's own when both run in one process, as in tests).
+const common = () => {
+  const before = cryptoBackend();
+  return {
+    sha256: (data: Uint8Array) => hash('sha256', data, 'buffer') as unknown as Uint8Array,
+    hmacSha256: (key: Uint8Array, data: Uint8Array) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
+    ed25519Sign: before.ed25519Sign,
+    ed25519PublicKey: before.ed25519PublicKey,
+  };
 };
 
 /** node:crypto (OpenSSL), with the strict key check in front. */
-export const nodeCryptoBackend: CryptoBackend = {
+const nodeCryptoBackend = (): CryptoBackend => ({
   name: 'node:crypto',
-  ...common,
+  ...common(),
   ed25519Verify(signature, message, publicKey) {
     if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;
     // OpenSSL rejects S >= L; a small-order R cannot pass with a strict (non-small-order) key.
@@ -62,12 +63,12 @@ export const nodeCryptoBackend: CryptoBackend = {
       return false;
     }
   },
-};
+});
 
 function sodiumBackend(sodium: Sodium): CryptoBackend {
   return {
     name: 'sodium',
-    ...common,
+    ...common(),
     ed25519Verify(signature, message, publicKey) {
       if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;
       return sodium.crypto_sign_verify_detached(asBuffer(signature), asBuffer(message), asBuffer(publicKey));
@@ -80,15 +81,16 @@ function sodiumBackend(sodium: Sodium): CryptoBackend {
  * @param prefer `node:crypto` forces the fallback (tests, or a libsodium one does not trust)
  */
 export function installCrypto(prefer?: string): string {
-  let backend = nodeCryptoBackend;
+  let backend: CryptoBackend | null = null;
   if (prefer !== 'node:crypto') {
     try {
       // Loaded at run time, so the bundled CLI works without the optional dependency.
       backend = sodiumBackend(createRequire(import.meta.url)('sodium-native') as Sodium);
     } catch {
-      backend = nodeCryptoBackend;
+      backend = null;
     }
   }
+  backend ??= nodeCryptoBackend();
   setCryptoBackend(backend);
   return backend.name;
 }
