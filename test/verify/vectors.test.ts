@@ -18,6 +18,7 @@ type Json = any;
 const load = (name: string): Json => JSON.parse(readFileSync(new URL(`../vectors/pfws/${name}`, import.meta.url), 'utf8'));
 const statusOf = (checks: readonly Check[], name: string) => checks.filter((c) => c.name === name).map((c) => c.status);
 const noFailures = (checks: readonly Check[]) => checks.filter((c) => c.status === 'fail' || c.status === 'error');
+const cases = (list: Json[]): [string, string, Json][] => list.map((c) => [c.check, c.description, c]);
 
 function receiptContext(context: Json) {
   const rng = new RngAnchors();
@@ -36,7 +37,7 @@ describe('receipts.json', () => {
   it('every valid receipt passes every check', () => {
     for (const r of file.valid) expect(noFailures(verifyReceipt(r, receiptContext(file.context)).checks), r.id).toEqual([]);
   });
-  it.each(file.invalid.map((c: Json) => [c.check, c.description, c] as const))('%s: %s', (check, _d, c) => {
+  it.each(cases(file.invalid))('%s: %s', (check, _d, c) => {
     expect(statusOf(verifyReceipt(c.receipt, receiptContext(file.context)).checks, check)).toContain('fail');
   });
 });
@@ -58,7 +59,7 @@ function runAudit(context: Json, vector: Json): Check[] {
 describe('audit.json', () => {
   const file = load('audit.json');
   it('the valid log passes every check', () => expect(noFailures(runAudit(file.context, file.valid))).toEqual([]));
-  it.each(file.invalid.map((c: Json) => [c.check, c.description, c] as const))('%s: %s', (check, _d, c) => {
+  it.each(cases(file.invalid))('%s: %s', (check, _d, c) => {
     expect(statusOf(runAudit(file.context, c), check)).toContain('fail');
   });
 });
@@ -70,7 +71,7 @@ const runLog = (vector: Json) =>
 describe('log.json', () => {
   const file = load('log.json');
   it('the valid log passes every check', () => expect(noFailures(runLog(file.valid))).toEqual([]));
-  it.each(file.invalid.map((c: Json) => [c.check, c.description, c] as const))('%s: %s', (check, _d, c) => expect(statusOf(runLog(c), check)).toContain('fail'));
+  it.each(cases(file.invalid))('%s: %s', (check, _d, c) => expect(statusOf(runLog(c), check)).toContain('fail'));
 });
 
 describe('checkpoint.json', () => {
@@ -83,7 +84,7 @@ describe('checkpoint.json', () => {
   it('valid checkpoints pass', () => {
     for (const note of valid) expect(noFailures(run(note))).toEqual([]);
   });
-  it.each(invalid.map((c: Json) => [c.check, c.description, c] as const))('%s: %s', (check, _d, c) => expect(statusOf(run(c.note), check)).toContain('fail'));
+  it.each(cases(invalid))('%s: %s', (check, _d, c) => expect(statusOf(run(c.note), check)).toContain('fail'));
 });
 
 function runManifests(context: Json, vector: Json): Check[] {
@@ -102,7 +103,7 @@ function runManifests(context: Json, vector: Json): Check[] {
 describe('manifests.json', () => {
   const file = load('manifests.json');
   it('the valid chain passes every check', () => expect(noFailures(runManifests(file.context, file.valid))).toEqual([]));
-  it.each(file.invalid.map((c: Json) => [c.check, c.description, c] as const))('%s: %s', (check, _d, c) => expect(statusOf(runManifests(file.context, c), check)).toContain('fail'));
+  it.each(cases(file.invalid))('%s: %s', (check, _d, c) => expect(statusOf(runManifests(file.context, c), check)).toContain('fail'));
 });
 
 describe('state-proof.json', () => {
@@ -112,7 +113,7 @@ describe('state-proof.json', () => {
     return verifyStateProofResponse(response, context.wallet, tx, context.anchorPublicKey).checks;
   };
   it('the valid response passes every check', () => expect(noFailures(run(valid))).toEqual([]));
-  it.each(invalid.map((c: Json) => [c.check, c.description, c] as const))('%s: %s', (check, _d, c) => expect(statusOf(run(c.response), check)).toContain('fail'));
+  it.each(cases(invalid))('%s: %s', (check, _d, c) => expect(statusOf(run(c.response), check)).toContain('fail'));
 });
 
 describe('session-keys.json', () => {
@@ -125,7 +126,7 @@ describe('session-keys.json', () => {
   it('valid histories pass', () => {
     for (const v of valid) expect(noFailures(run(v))).toEqual([]);
   });
-  it.each(invalid.map((c: Json) => [c.check, c.description, c] as const))('%s: %s', (check, _d, c) => expect(statusOf(run(c), check)).toContain('fail'));
+  it.each(cases(invalid))('%s: %s', (check, _d, c) => expect(statusOf(run(c), check)).toContain('fail'));
 });
 
 describe('trust-root.json', () => {
@@ -134,7 +135,7 @@ describe('trust-root.json', () => {
   it('the same trust root passes', () => {
     for (const v of valid) expect(trustRootDifferences(pinned, parseTrustRoot(v))).toEqual([]);
   });
-  it.each(invalid.map((c: Json) => [c.check, c.description, c] as const))('%s: %s', (_check, _d, c) => expect(trustRootDifferences(pinned, parseTrustRoot(c.served)).length).toBeGreaterThan(0));
+  it.each(cases(invalid))('%s: %s', (_check, _d, c) => expect(trustRootDifferences(pinned, parseTrustRoot(c.served)).length).toBeGreaterThan(0));
 });
 
 describe('coverage', () => {

@@ -75,14 +75,16 @@ function bet(payload: Omit<DiceBetPayload, 'protocol' | 'player' | 'sessionPubke
   };
 }
 
+const asDice = <T extends { betPayload: unknown }>(b: T) => ({ ...b, betPayload: b.betPayload as DiceBetPayload });
+
 // Three dice bets (a win, a loss, a forfeit) and a Sweeper ticket with a cleared row and a cashout.
 const seedHex = (n: number) => seed(`client ${n}`).toString('hex');
 const receipts: Json[] = [];
-const d1 = bet({ game: 'dice', wager: '2000000', params: { direction: 'under', targetBps: 9000 } }, 1, 10, seedHex(1));
+const d1 = asDice(bet({ game: 'dice', wager: '2000000', params: { direction: 'under', targetBps: 9000 } }, 1, 10, seedHex(1)));
 receipts.push(buildDiceSettlement({ ...d1, reveal: { clientSeedRaw: d1.clientSeedRaw, revealSignature: d1.revealSignature, via: 'reveal' }, settledAt: iso(11), source: 'api' }).receipt);
-const d2 = bet({ game: 'dice', wager: '1000000', params: { direction: 'over', targetBps: 9000 } }, 2, 20, seedHex(2));
+const d2 = asDice(bet({ game: 'dice', wager: '1000000', params: { direction: 'over', targetBps: 9000 } }, 2, 20, seedHex(2)));
 receipts.push(buildDiceSettlement({ ...d2, reveal: { clientSeedRaw: d2.clientSeedRaw, revealSignature: null, via: 'recovery' }, settledAt: iso(21), source: 'mcp' }).receipt);
-const d3 = bet({ game: 'dice', wager: '1000000', params: { direction: 'under', targetBps: 5000 } }, 3, 30, seedHex(3));
+const d3 = asDice(bet({ game: 'dice', wager: '1000000', params: { direction: 'under', targetBps: 5000 } }, 3, 30, seedHex(3)));
 receipts.push(buildDiceSettlement({ ...d3, reveal: null, rngReveal: null, settledAt: iso(30 + 86_401), source: 'api' }).receipt);
 const ticketId = 'tk_vectors';
 const turns: SweeperTurnInput[] = [];
@@ -277,7 +279,7 @@ const manifestsFile = {
   invalid: [
     { check: 'manifest-signatures', description: 'a manifest signed by another key', ...manifestBase, manifests: [manifests[0], signManifest(manifests[1]!, ack.seed), manifests[2]] },
     { check: 'manifest-links', description: 'a link dropped from the chain', ...manifestBase, manifests: [manifests[0], manifests[2]] },
-    { check: 'manifest-events', description: 'an event changed after its manifest was signed', ...manifestBase, events: events.map((e) => (e.seq === 4 ? { ...e, data: { ...e.data, amount: '1000' } } : e)) },
+    { check: 'manifest-events', description: 'an event changed after its manifest was signed', ...manifestBase, events: events.map((e) => (e.seq === 4 ? { ...e, data: { ...(e.data as Json), amount: '1000' } } : e)) },
     { check: 'manifest-fork', description: 'a commit names a manifest signed beside the chain', ...manifestBase, commitManifests: [sibling.manifestHash, manifests[2]!.manifestHash] },
   ],
 };
