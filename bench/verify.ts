@@ -3,6 +3,7 @@
  * - `verify.receiptsPerSec`: the core alone, one thread, on the frozen v1 receipts (data already fetched).
  * - `verify.entriesPerSec.100k`: the installed CLI's `all` against a service holding 100,000 anchored
  *   entries, read through tiles, on every core (worker threads); the whole run, start to verdict.
+ * - `verify.cpuUsPerEntry.100k`: that run's CPU time (all threads) per entry, in microseconds.
  * - `verify.monitorPollMs.*`: a monitor poll that finds 1,000 new entries, at about 10k and at about
  *   100k entries, and one that finds none: its cost follows what is new, not the log's size.
  * @module
@@ -26,6 +27,12 @@ import { appendDiceBets, type SyntheticPlayer } from './verify-data.ts';
 
 const RECEIPTS = 20_000;
 const run = promisify(execFile);
+
+/** CPU time (user + system, ms) of this process's finished children: the CLI and all its threads. */
+function childrenCpuMs(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
 
 interface Fixture {
   config: { operatorPublicKey: string; ackPublicKey: string };
@@ -112,7 +119,10 @@ export async function benchVerify(): Promise<Record<string, number>> {
     await appendDiceBets(redis, dataDir, prefix, players, 89_000);
     await waitAnchored(redis, keys);
     const large = path.join(state, 'large');
+    const cpuBefore = childrenCpuMs();
     const { ms, stdout } = await verify(['all', '--json'], large);
+    // The verifier's own CPU per entry, which the machine's other load does not inflate as much as wall time.
+    figures['verify.cpuUsPerEntry.100k'] = Math.round(((childrenCpuMs() - cpuBefore) * 1000) / 100_000);
     const result = JSON.parse(stdout) as { verdict: string; results: { subject: string }[] };
     if (result.verdict !== 'verified') throw new Error(`the audit of 100k entries did not verify: ${stdout.slice(0, 2000)}`);
     figures['verify.entriesPerSec.100k'] = Math.round(100_000 / (ms / 1000));

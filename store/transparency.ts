@@ -58,8 +58,8 @@ export class TransparencyStore {
     return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   }
 
-  /** Receipts of entries `[index·256, index·256 + width)`, in log order (null past `treeSize`). */
-  async receiptBundle(index: number, width: number, treeSize: number): Promise<Record<string, unknown>[] | null> {
+  /** The stored receipts of entries `[index·256, index·256 + width)`: body and filled anchor, as JSON text. */
+  async #stored(index: number, width: number, treeSize: number): Promise<{ id: string; body: string; anchor: string | null }[] | null> {
     const start = index * TILE_WIDTH;
     if (start + width > treeSize) return null;
     const items = await this.redis.lrange(this.keys.betLog(), start, start + width - 1);
@@ -72,19 +72,27 @@ export class TransparencyStore {
       const [err, value] = replies[i] ?? [];
       const [body, anchor] = (value ?? []) as (string | null)[];
       if (err || !body) throw new Error(`bet-log entry ${start + i} names receipt ${id}, which is not stored`);
-      const receipt = JSON.parse(body) as Record<string, unknown>;
-      if (anchor) receipt.anchor = JSON.parse(anchor);
-      return receipt;
+      return { id, body, anchor: anchor ?? null };
     });
+  }
+
+  /** Receipts of entries `[index·256, index·256 + width)`, in log order (null past `treeSize`). */
+  async receiptBundle(index: number, width: number, treeSize: number): Promise<Record<string, unknown>[] | null> {
+    const stored = await this.#stored(index, width, treeSize);
+    return stored?.map((r) => JSON.parse(receiptJson(r.body, r.anchor)) as Record<string, unknown>) ?? null;
+  }
+
+  /** The same as JSON text, `{"receipts":[…]}`, without parsing each receipt (a bulk read's hot path). */
+  async receiptBundleJson(index: number, width: number, treeSize: number): Promise<string | null> {
+    const stored = await this.#stored(index, width, treeSize);
+    return stored ? `{"receipts":[${stored.map((r) => receiptJson(r.body, r.anchor)).join(',')}]}` : null;
   }
 
   /** Entry bundle `index`: each entry's canonical JSON (its leaf data), from the receipts. */
   async entryBundle(index: number, width: number, treeSize: number): Promise<Uint8Array | null> {
-    const receipts = await this.receiptBundle(index, width, treeSize);
-    if (!receipts) return null;
-    return encodeEntryBundle(
-      receipts.map((r) => utf8(canonicalize((r.verifierPayload as { betLogEntry?: unknown } | undefined)?.betLogEntry))),
-    );
+    const stored = await this.#stored(index, width, treeSize);
+    if (!stored) return null;
+    return encodeEntryBundle(stored.map((r) => utf8(canonicalize(entryOf(r.body)))));
   }
 
   /** Stores a signed checkpoint of `size` (idempotent: one size has one root, and Ed25519 is deterministic). */
@@ -126,4 +134,39 @@ export class TransparencyStore {
     if (typeof state.signature !== 'string') return null;
     return { betPayloadHash, sessionPubkey, signature: state.signature, slot: Number(state.slot) };
   }
+}
+
+/**
+ * A stored receipt with its filled anchor, as JSON text. The body is the receipt as written at settlement
+ * (protocol/receipt.ts: the pending anchor, then createdAt, last); the anchor is spliced in place of the
+ * pending one, and any body of another shape is parsed and rebuilt instead.
+ */
+export function receiptJson(body: string, anchor: string | null): string {
+  if (!anchor) return body;
+  const at = body.lastIndexOf(',"anchor":{"status":"pending_commit"');
+  const end = at < 0 ? -1 : body.indexOf('}', at) + 1;
+  if (end > 0 && /^,"createdAt":"[^"]*"\}$/.test(body.slice(end))) return `${body.slice(0, at)},"anchor":${anchor}${body.slice(end)}`;
+  const receipt = JSON.parse(body) as Record<string, unknown>;
+  receipt.anchor = JSON.parse(anchor);
+  return JSON.stringify(receipt);
+}
+
+/** The bet-log entry of a stored receipt body: only that object is parsed when it can be found. */
+export function entryOf(body: string): unknown {
+  const key = '"betLogEntry":{';
+  const at = body.indexOf(key);
+  if (at >= 0) {
+    let depth = 0;
+    let inString = false;
+    for (let i = at + key.length - 1; i < body.length; i++) {
+      const c = body.charCodeAt(i);
+      if (inString) {
+        if (c === 0x5c) i++;
+        else if (c === 0x22) inString = false;
+      } else if (c === 0x22) inString = true;
+      else if (c === 0x7b || c === 0x5b) depth++;
+      else if ((c === 0x7d || c === 0x5d) && --depth === 0) return JSON.parse(body.slice(at + key.length - 1, i + 1));
+    }
+  }
+  return (JSON.parse(body) as { verifierPayload?: { betLogEntry?: unknown } }).verifierPayload?.betLogEntry;
 }

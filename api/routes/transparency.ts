@@ -72,10 +72,10 @@ export default async function transparencyRoutes(fastify: FastifyInstance) {
     const size = await store.committedSize();
     const missing = () => new ApiError('NOT_FOUND', `The committed log (${size} entries) has no such tile yet`);
     if (bundle === 'receipts') {
-      const receipts = await store.receiptBundle(parsed.index, parsed.width, size);
-      if (!receipts) throw missing();
+      const json = await store.receiptBundleJson(parsed.index, parsed.width, size);
+      if (json === null) throw missing();
       // Receipt anchors are filled after their commit lands, so these are not immutable.
-      return reply.header('cache-control', 'public, max-age=5').send({ receipts });
+      return reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=5').send(json);
     }
     const bytes = parsed.level === null ? await store.entryBundle(parsed.index, parsed.width, size) : await store.hashTile(parsed.level, parsed.index, parsed.width, size);
     if (!bytes) throw missing();

@@ -9,26 +9,44 @@ import type { Checks } from './report.ts';
 const MAX_SHOWN = 5;
 
 /** Paths (`result.payout`, `input.turns[1].clientSeedRaw`) where two JSON values differ, with both values. */
-export function jsonDifferences(got: unknown, want: unknown, path = '', out: string[] = []): string[] {
-  if (out.length >= 64) return out;
-  if (Array.isArray(got) && Array.isArray(want)) {
-    if (got.length !== want.length) out.push(`${path || '.'} has ${got.length} items, expected ${want.length}`);
-    for (let i = 0; i < Math.min(got.length, want.length); i++) jsonDifferences(got[i], want[i], `${path}[${i}]`, out);
-    return out;
-  }
-  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isObj(got) && isObj(want)) {
-    for (const key of new Set([...Object.keys(want), ...Object.keys(got)])) {
-      const p = path ? `${path}.${key}` : key;
-      if (!Object.hasOwn(got, key)) out.push(`${p} is missing`);
-      else if (!Object.hasOwn(want, key)) out.push(`${p} is not part of the format`);
-      else jsonDifferences(got[key], want[key], p, out);
-    }
-    return out;
-  }
-  if (!Object.is(got, want)) out.push(`${path} is ${JSON.stringify(got) ?? 'undefined'}, expected ${JSON.stringify(want) ?? 'undefined'}`);
+export function jsonDifferences(got: unknown, want: unknown): string[] {
+  const out: string[] = [];
+  walk(got, want, [], out);
   return out;
 }
+
+// Paths are built only for the fields that differ: the walk is on every receipt of a bulk audit.
+function walk(got: unknown, want: unknown, path: (string | number)[], out: string[]): void {
+  if (out.length >= 64 || got === want) return;
+  const at = () => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i ? `.${p}` : p)).join('') || '.';
+  if (Array.isArray(got) && Array.isArray(want)) {
+    if (got.length !== want.length) out.push(`${at()} has ${got.length} items, expected ${want.length}`);
+    for (let i = 0; i < Math.min(got.length, want.length); i++) {
+      path.push(i);
+      walk(got[i], want[i], path, out);
+      path.pop();
+    }
+    return;
+  }
+  if (isObj(got) && isObj(want)) {
+    for (const key in want) {
+      path.push(key);
+      if (!Object.hasOwn(got, key)) out.push(`${at()} is missing`);
+      else walk(got[key], want[key], path, out);
+      path.pop();
+    }
+    for (const key in got) {
+      if (Object.hasOwn(want, key)) continue;
+      path.push(key);
+      out.push(`${at()} is not part of the format`);
+      path.pop();
+    }
+    return;
+  }
+  if (!Object.is(got, want)) out.push(`${at()} is ${JSON.stringify(got) ?? 'undefined'}, expected ${JSON.stringify(want) ?? 'undefined'}`);
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const CATEGORIES: [string, RegExp][] = [
   ['bet-log-entry', /^verifierPayload\.betLogEntry\b/],
