@@ -23,6 +23,8 @@ export async function publishedCommits(ctx: VerifierContext): Promise<PublishedC
     if (!Array.isArray(page.commits)) throw new FetchError('the commit list is malformed');
     commits.push(...page.commits);
     if (page.nextAfterEntryCount === null || !page.commits.length) return commits;
+    // A page must move forward: a service that pages forever is refused, not followed.
+    if (!Number.isSafeInteger(page.nextAfterEntryCount) || page.nextAfterEntryCount <= after || commits.length > 10_000_000) throw new FetchError('the commit list does not page forward');
     after = page.nextAfterEntryCount;
   }
 }
