@@ -75,6 +75,34 @@ describe('an honest service', () => {
   });
 });
 
+describe('the chain it reads', () => {
+  it('is the RPC the user names; the API\'s only by default, with a warning; never one of another cluster', async () => {
+    const defaulted = await cli(svc, tmp, ['log'], { rpc: false });
+    expect(defaulted.code).toBe(0);
+    expect(defaulted.err).toContain('warning: reading the chain through');
+    expect(defaulted.err).toContain('pass --rpc <url> to use one you trust');
+    const named = await cli(svc, tmp, ['log']);
+    expect(named.err).not.toContain('warning');
+    // An RPC that answers for another cluster: nothing it says can be checked against the pinned root.
+    const other = http.createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      const call = JSON.parse(body) as { id: number; method: string };
+      if (call.method === 'getGenesisHash') return res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: '11111111111111111111111111111111' }));
+      const upstream = await fetch(svc.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      res.end(await upstream.text());
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    try {
+      const run = await cli({ ...svc, rpcUrl: `http://127.0.0.1:${(other.address() as { port: number }).port}` }, tmp, ['log']);
+      expect(run.code).toBe(2);
+      expect(run.out).toMatch(/\? rpc-cluster: could not check: the RPC .* serves genesis 1{32}, the pinned cluster is/);
+    } finally {
+      other.close();
+    }
+  });
+});
+
 describe('a cheating service', () => {
   it('hides anchored entries: the chain decides the size, so withheld entries are a violation', async () => {
     const { redis, keys } = svc.services;
