@@ -88,9 +88,8 @@ describe('the chain it reads', () => {
       let body = '';
       for await (const chunk of req) body += chunk;
       const call = JSON.parse(body) as { id: number; method: string };
-      if (call.method === 'getGenesisHash') return res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: '11111111111111111111111111111111' }));
-      const upstream = await fetch(svc.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      res.end(await upstream.text());
+      if (call.method === 'getGenesisHash') res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: '11111111111111111111111111111111' }));
+      else res.end(await (await fetch(svc.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text());
     });
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
     try {
