@@ -60,9 +60,14 @@ function offlineReceiptsPerSec(): number {
 }
 
 /** Waits until the worker has anchored (and signed a checkpoint for) every entry. */
-async function waitAnchored(redis: Redis, keys: Keys, timeoutMs = 600_000): Promise<void> {
+async function waitAnchored(redis: Redis, keys: Keys, pid: number, timeoutMs = 600_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      throw new Error('the bench service exited');
+    }
     const [size, state, checkpoint] = await Promise.all([redis.llen(keys.betLog()), redis.hmget(keys.anchor(), 'committedSize', 'filled'), redis.zrange(`${keys.prefix}:betlog:checkpoints`, '-1', '-1', 'WITHSCORES')]);
     if (Number(state[0]) === size && Number(state[1]) === size && Number(checkpoint[1]) === size) return;
     if (Date.now() > deadline) throw new Error(`anchoring did not finish (${state[0]}/${size})`);
@@ -108,16 +113,16 @@ export async function benchVerify(): Promise<Record<string, number>> {
     setCryptoBackend(nodeBackend);
     // About 10k entries: a full audit, then a poll that finds 1,000 more.
     await appendDiceBets(redis, dataDir, prefix, players, 10_000);
-    await waitAnchored(redis, keys);
+    await waitAnchored(redis, keys, service.pid);
     const small = path.join(state, 'small');
     await verify(['all'], small);
     await appendDiceBets(redis, dataDir, prefix, players, 1_000);
-    await waitAnchored(redis, keys);
+    await waitAnchored(redis, keys, service.pid);
     figures['verify.monitorPollMs.1000new.11k'] = await pollMs(small, 1_000);
 
     // 100k entries: the full audit through tiles on every core, then the same poll.
     await appendDiceBets(redis, dataDir, prefix, players, 89_000);
-    await waitAnchored(redis, keys);
+    await waitAnchored(redis, keys, service.pid);
     const large = path.join(state, 'large');
     const cpuBefore = childrenCpuMs();
     const { ms, stdout } = await verify(['all', '--json'], large);
@@ -129,7 +134,7 @@ export async function benchVerify(): Promise<Record<string, number>> {
     figures['verify.allSec.100k'] = Math.round(ms / 100) / 10;
     figures['verify.cores'] = os.availableParallelism();
     await appendDiceBets(redis, dataDir, prefix, players, 1_000);
-    await waitAnchored(redis, keys);
+    await waitAnchored(redis, keys, service.pid);
     figures['verify.monitorPollMs.1000new.101k'] = await pollMs(large, 1_000);
     figures['verify.monitorPollMs.idle.101k'] = await pollMs(large, 0);
   } finally {
