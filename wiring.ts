@@ -30,6 +30,9 @@ import { AnchorStore } from './store/anchor-store.ts';
 import { ManifestStore } from './store/anchor-manifests.ts';
 import { RngStore } from './store/rng.ts';
 import { IndexerStore } from './store/indexer.ts';
+import { TransparencyStore } from './store/transparency.ts';
+import { TrustRoots } from './transparency/trust-root.ts';
+import { checkpointOrigin } from './protocol/checkpoint.ts';
 import { WithdrawalStore } from './store/withdrawals.ts';
 import { LpStore } from './store/lp.ts';
 import { PaymentStore } from './store/payments.ts';
@@ -59,6 +62,7 @@ export interface Stores {
   withdrawals: WithdrawalStore;
   lp: LpStore;
   payments: PaymentStore;
+  transparency: TransparencyStore;
 }
 
 export interface Wiring {
@@ -121,6 +125,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     withdrawals: new WithdrawalStore(redis, keys, scripts),
     lp: new LpStore(redis, keys, scripts),
     payments: new PaymentStore(redis, keys),
+    transparency: new TransparencyStore(redis, keys),
   };
   const clock = overrides.clock ?? (() => new Date());
   const operator = await loadOperatorKeys(config.keysDir, config.localnet);
@@ -217,6 +222,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         logger: workerLogger,
         maxEntries: config.ANCHOR_MAX_ENTRIES,
         commitment: config.INDEXER_COMMITMENT,
+        checkpoints: { store: stores.transparency, origin: checkpointOrigin(config.PUBLIC_BASE_URL) },
       },
       manifests: { store: stores.manifests, anchorKey: operator.anchor, maxEvents: config.MANIFEST_MAX_EVENTS, clock, logger: workerLogger },
       redisUrl: config.REDIS_URL,
@@ -339,6 +345,17 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     },
     links: w.links,
     stateProofs: new StateProofs({ anchors: stores.anchors, saltSecret: w.saltSecret }),
+    transparency: stores.transparency,
+    trustRoots: new TrustRoots({
+      store: stores.transparency,
+      rpc: w.rpc,
+      setup: w.setup,
+      cluster: config.cluster,
+      ackPublicKey: w.operator.ack.publicKey,
+      anchorPublicKey: w.operator.anchor.publicKey,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      clock: w.clock,
+    }),
     faucet: w.faucet ? { key: w.faucet, rpc: w.rpc, setup: w.setup } : null,
   };
 }

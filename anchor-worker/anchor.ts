@@ -25,6 +25,8 @@ import type { ReceiptAnchor } from '../protocol/receipt.ts';
 import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts';
 import type { AnchorStore, CommitRecord, PendingCommit } from '../store/anchor-store.ts';
 import { type BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/anchor-tree.ts';
+import type { TransparencyStore } from '../store/transparency.ts';
+import { signLatestCheckpoint } from './checkpoint.ts';
 
 /** Points where tests stop the worker, to prove a restart from each is safe. */
 export interface AnchorHooks {
@@ -52,6 +54,8 @@ export interface AnchorerDeps {
   maxEntries: number;
   /** Receipts are filled only once a commit reached this commitment (finalized in production). */
   commitment: 'confirmed' | 'finalized';
+  /** Where the C2SP checkpoint of each commit, signed by the anchor key, is stored, and its origin line. */
+  checkpoints: { store: TransparencyStore; origin: string };
 }
 
 export interface AnchorerOptions {
@@ -99,6 +103,8 @@ export class Anchorer {
     if (pending) await this.#complete(pending);
     await this.fill();
     if (await this.#commitNew()) await this.fill();
+    const { checkpoints, anchorKey } = this.deps;
+    await signLatestCheckpoint({ anchorStore: this.store, transparency: checkpoints.store, anchorKey, origin: checkpoints.origin });
     return this.store.committedSize();
   }
 

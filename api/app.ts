@@ -22,6 +22,7 @@ import betLogRoutes from './routes/bet-log.ts';
 import journalRoutes from './routes/journal.ts';
 import stateProofRoutes from './routes/state-proof.ts';
 import sweeperRoutes from './routes/sweeper.ts';
+import transparencyRoutes from './routes/transparency.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 
@@ -98,6 +99,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(journalRoutes);
       await api.register(stateProofRoutes);
       await api.register(sweeperRoutes);
+      await api.register(transparencyRoutes);
     },
     { prefix: '/api' },
   );

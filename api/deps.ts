@@ -18,6 +18,8 @@ import type { ManifestStore } from '../store/anchor-manifests.ts';
 import type { AuthStore } from '../store/auth.ts';
 import type { BetStore } from '../store/bets.ts';
 import type { RngStore } from '../store/rng.ts';
+import type { TransparencyStore } from '../store/transparency.ts';
+import type { TrustRoots } from '../transparency/trust-root.ts';
 
 /** The chain objects and operator public keys clients and verifiers start from. */
 export interface ChainInfo {
@@ -50,6 +52,8 @@ export interface ApiDeps {
   chain: ChainInfo;
   links: ExplorerLinks;
   stateProofs: StateProofs;
+  transparency: TransparencyStore;
+  trustRoots: TrustRoots;
   /** localnet only: the dev faucet. */
   faucet: { key: OperatorKey; rpc: SolanaRpc; setup: ChainSetup } | null;
 }

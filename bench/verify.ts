@@ -1,12 +1,38 @@
-// Verifier benchmark: receipts checked per second offline (data already fetched), on the frozen v1 receipts.
-import { readFileSync } from 'node:fs';
+/**
+ * Verifier benchmark.
+ * - `verify.receiptsPerSec`: the core alone, one thread, on the frozen v1 receipts (data already fetched).
+ * - `verify.entriesPerSec.100k`: the installed CLI's `all` against a service holding 100,000 anchored
+ *   entries, read through tiles, on every core (worker threads); the whole run, start to verdict.
+ * - `verify.cpuUsPerEntry.100k`: that run's CPU time (all threads) per entry, in microseconds.
+ * - `verify.monitorPollMs.*`: a monitor poll that finds 1,000 new entries, at about 10k and at about
+ *   100k entries, and one that finds none: its cost follows what is new, not the log's size.
+ * @module
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { cryptoBackend, setCryptoBackend } from '../protocol/crypto.ts';
 import { nodeBackend } from '../protocol/crypto-node.ts';
 import { memosSignedBy, type RpcTransaction } from '../protocol/verify/chain.ts';
 import { RngAnchors } from '../protocol/verify/rng.ts';
 import { verifyReceipt } from '../protocol/verify/receipt.ts';
+import { Keys } from '../store/keys.ts';
+import { Player } from '../test/helpers/player.ts';
+import { startBenchService } from './service.ts';
+import { appendDiceBets, type SyntheticPlayer } from './verify-data.ts';
 
 const RECEIPTS = 20_000;
+const run = promisify(execFile);
+
+/** CPU time (user + system, ms) of this process's finished children: the CLI and all its threads. */
+function childrenCpuMs(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
 
 interface Fixture {
   config: { operatorPublicKey: string; ackPublicKey: string };
@@ -14,34 +40,132 @@ interface Fixture {
   transactions: Record<string, RpcTransaction>;
 }
 
-export async function benchVerify(): Promise<Record<string, number>> {
-  const previous = cryptoBackend();
-  setCryptoBackend(nodeBackend);
-  try {
-    const fixture = JSON.parse(readFileSync(new URL('../test/fixtures/verify/v1.json', import.meta.url), 'utf8')) as Fixture;
-    const { operatorPublicKey, ackPublicKey } = fixture.config;
-    const heads = Object.values(fixture.transactions)
-      .flatMap((tx) => memosSignedBy(tx, operatorPublicKey))
-      .flatMap((m) => (m.memo.kind === 'rng-head' ? [m.memo.headHex] : []));
-    const commitTx = (s: string) => fixture.transactions[s];
-    // Real receipts, cycled; each cycle starts from fresh RNG anchors so links are walked from the head.
-    let context = { ackPublicKey, operatorPublicKey, rng: new RngAnchors(), commitTx };
-    const started = process.hrtime.bigint();
-    for (let i = 0; i < RECEIPTS; i++) {
-      const k = i % fixture.receipts.length;
-      if (k === 0) {
-        context = { ...context, rng: new RngAnchors() };
-        for (const h of heads) context.rng.addHead(h);
-      }
-      if (!verifyReceipt(fixture.receipts[k], context).ok) throw new Error(`receipt ${k} failed to verify`);
+function offlineReceiptsPerSec(): number {
+  const fixture = JSON.parse(readFileSync(new URL('../test/fixtures/verify/v1.json', import.meta.url), 'utf8')) as Fixture;
+  const { operatorPublicKey, ackPublicKey } = fixture.config;
+  const heads = Object.values(fixture.transactions)
+    .flatMap((tx) => memosSignedBy(tx, operatorPublicKey))
+    .flatMap((m) => (m.memo.kind === 'rng-head' ? [m.memo.headHex] : []));
+  const commitTx = (s: string) => fixture.transactions[s];
+  // Real receipts, cycled; each cycle starts from fresh RNG anchors so links are walked from the head.
+  let context = { ackPublicKey, operatorPublicKey, rng: new RngAnchors(), commitTx };
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < RECEIPTS; i++) {
+    const k = i % fixture.receipts.length;
+    if (k === 0) {
+      context = { ...context, rng: new RngAnchors() };
+      for (const h of heads) context.rng.addHead(h);
     }
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    return { 'verify.receiptsPerSec': Math.round(RECEIPTS / seconds) };
-  } finally {
-    setCryptoBackend(previous);
+    if (!verifyReceipt(fixture.receipts[k], context).ok) throw new Error(`receipt ${k} failed to verify`);
+  }
+  return Math.round(RECEIPTS / (Number(process.hrtime.bigint() - started) / 1e9));
+}
+
+/** Waits until the worker has anchored (and signed a checkpoint for) every entry. */
+async function waitAnchored(redis: Redis, keys: Keys, pid: number, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      throw new Error('the bench service exited');
+    }
+    const [size, state, checkpoint] = await Promise.all([
+      redis.llen(keys.betLog()),
+      redis.hmget(keys.anchor(), 'committedSize', 'filled'),
+      redis.zrange(`${keys.prefix}:betlog:checkpoints`, '-1', '-1', 'WITHSCORES'),
+    ]);
+    if (Number(state[0]) === size && Number(state[1]) === size && Number(checkpoint[1]) === size) return;
+    if (Date.now() > deadline) throw new Error(`anchoring did not finish (${state[0]}/${size})`);
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
+export async function benchVerify(): Promise<Record<string, number>> {
+  const previous = cryptoBackend();
+  setCryptoBackend(nodeBackend);
+  const figures: Record<string, number> = {};
+  try {
+    figures['verify.receiptsPerSec'] = offlineReceiptsPerSec();
+  } finally {
+    setCryptoBackend(previous);
+  }
+
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-verify-'));
+  const prefix = `bench-verify-${randomBytes(4).toString('hex')}`;
+  const state = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-verify-state-'));
+  const service = await startBenchService({ DATA_DIR: dataDir, REDIS_PREFIX: prefix, ANCHOR_MAX_ENTRIES: '10000', ANCHOR_MAX_DELAY_MS: '500' });
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const keys = new Keys(prefix);
+  const cli = path.resolve(import.meta.dirname, '../verifier/dist/pfws-verify.mjs');
+  const verify = async (args: string[], stateDir: string) => {
+    const started = Date.now();
+    const r = await run(process.execPath, [cli, ...args, '--api', service.api, '--rpc', service.rpcUrl, '--state', stateDir, '--quiet'], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { ms: Date.now() - started, stdout: r.stdout };
+  };
+  const pollMs = async (stateDir: string, expectNew: number) => {
+    const { stdout } = await verify(['monitor', '--once'], stateDir);
+    const poll = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.type === 'poll')!;
+    if (poll.verdict !== 'verified' || poll.newEntries !== expectNew) throw new Error(`monitor poll: ${JSON.stringify(poll)}`);
+    return poll.ms as number;
+  };
+  try {
+    await run(process.execPath, [path.resolve(import.meta.dirname, '../verifier/build.mjs')]);
+    const players: SyntheticPlayer[] = [];
+    for (let i = 0; i < 4; i++) {
+      const p = await new Player(service.api, service.rpcUrl).onboard(10);
+      players.push({ wallet: p.address, session: p.session });
+    }
+    setCryptoBackend(nodeBackend);
+    // About 10k entries: a full audit, then a poll that finds 1,000 more.
+    await appendDiceBets(redis, dataDir, prefix, players, 10_000);
+    await waitAnchored(redis, keys, service.pid);
+    const small = path.join(state, 'small');
+    await verify(['all'], small);
+    await appendDiceBets(redis, dataDir, prefix, players, 1_000);
+    await waitAnchored(redis, keys, service.pid);
+    figures['verify.monitorPollMs.1000new.11k'] = await pollMs(small, 1_000);
+
+    // 100k entries: the full audit through tiles on every core, then the same poll.
+    await appendDiceBets(redis, dataDir, prefix, players, 89_000);
+    await waitAnchored(redis, keys, service.pid);
+    const large = path.join(state, 'large');
+    const cpuBefore = childrenCpuMs();
+    const { ms, stdout } = await verify(['all', '--json'], large);
+    // The verifier's own CPU per entry, which the machine's other load does not inflate as much as wall time.
+    figures['verify.cpuUsPerEntry.100k'] = Math.round(((childrenCpuMs() - cpuBefore) * 1000) / 100_000);
+    const result = JSON.parse(stdout) as { verdict: string; results: { subject: string }[] };
+    if (result.verdict !== 'verified') throw new Error(`the audit of 100k entries did not verify: ${stdout.slice(0, 2000)}`);
+    figures['verify.entriesPerSec.100k'] = Math.round(100_000 / (ms / 1000));
+    figures['verify.allSec.100k'] = Math.round(ms / 100) / 10;
+    figures['verify.cores'] = os.availableParallelism();
+    await appendDiceBets(redis, dataDir, prefix, players, 1_000);
+    await waitAnchored(redis, keys, service.pid);
+    figures['verify.monitorPollMs.1000new.101k'] = await pollMs(large, 1_000);
+    figures['verify.monitorPollMs.idle.101k'] = await pollMs(large, 0);
+  } finally {
+    setCryptoBackend(previous);
+    await service.stop();
+    // The service runs on this bench's own data dir and prefix: clean both.
+    let cursor = '0';
+    do {
+      const [nextCursor, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (found.length) await redis.unlink(...found);
+      cursor = nextCursor;
+    } while (cursor !== '0');
+    await redis.quit();
+    rmSync(state, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return figures;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const [name, value] of Object.entries(await benchVerify())) console.log(`${name.padEnd(24)} ${value}`);
+  for (const [name, value] of Object.entries(await benchVerify())) console.log(`${name.padEnd(36)} ${value}`);
 }

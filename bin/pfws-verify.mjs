@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Entry point of `npx pfws-verify`: the verifier is TypeScript run through tsx, with no build step.
+// `npx pfws-verify` inside this repository: the verifier's TypeScript run through tsx. Installed on its
+// own (verifier/package.json, `npm pack`), it is plain JavaScript built by verifier/build.mjs.
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli } = await import('../verifier/cli.ts');
-process.exitCode = await runCli(process.argv.slice(2));
+await import('../verifier/main.ts');

@@ -64,6 +64,10 @@ export class Keys {
   readonly manifest = () => `${this.prefix}:manifest`;
   readonly manifests = () => `${this.prefix}:manifests`;
   readonly manifestsBySeq = () => `${this.prefix}:manifests:by-seq`;
+  /** Signed C2SP checkpoint notes, scored by tree size. */
+  readonly betLogCheckpoints = () => `${this.prefix}:betlog:checkpoints`;
+  /** `<role>:<publicKey>` → when the key was first published in the trust root. */
+  readonly trustRootKeys = () => `${this.prefix}:trust-root:keys`;
   /** BullMQ key prefix, so each deployment (and test) has its own queues. */
   readonly queuePrefix = () => `${this.prefix}:bull`;
 }

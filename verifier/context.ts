@@ -1,31 +1,97 @@
-// Everything a verification run shares: the API and RPC clients, the published config, RNG anchors, progress.
+// Everything a verification run shares: the API and the user's RPC, the pinned trust root, the anchor
+// keys' memos, RNG anchors, progress, and the checks of the run's own footing (trust root, cluster).
 import { RngAnchors } from '../protocol/verify/rng.ts';
-import { ApiClient, RpcClient } from './http.ts';
+import { Checks } from '../protocol/verify/report.ts';
+import type { SignedMemo } from '../protocol/verify/chain.ts';
+import { keyAt, keysOf } from '../protocol/trust-root.ts';
+import { ApiClient, FetchError, RpcClient } from './http.ts';
 import { ChainData } from './chain-data.ts';
 import type { Progress } from './progress.ts';
+import { checkCluster, loadTrust, pinFileOf, type LoadedTrust } from './trust.ts';
 
-/** `GET /api/protocol/v1/config`, the fields the verifier reads. */
-export interface PublishedConfig {
-  cluster: string;
-  rpcUrl: string;
-  operatorPublicKey: string;
-  ackPublicKey: string;
-  vaultTokenAccount: string;
-  usdcMint: string;
+export interface RunOptions {
+  apiUrl: string;
+  /** The user's RPC; the API's `rpcUrl` is only a default, with a warning. */
+  rpcUrl?: string;
+  trustRootFile?: string;
+  stateDir: string;
+  progress: Progress;
+  /** Worker threads for bulk checks: a count (0: inline), or `auto` (every core, once the work pays for them). */
+  workers: number | 'auto';
+  /** One-line notices to the user (stderr). */
+  notice(text: string): void;
 }
 
 export interface VerifierContext {
   api: ApiClient;
-  config: PublishedConfig;
   chain: ChainData;
+  trust: LoadedTrust;
   rng: RngAnchors;
   progress: Progress;
+  workers: number | 'auto';
+  stateDir: string;
+  notice(text: string): void;
+  /** The run's footing: `trust-root`, `rpc-cluster`. */
+  setup: Checks;
+  /** The ack key that signed at a time. */
+  ackKey(committedAt: string): string;
+  anchorKeys: string[];
 }
 
-/** Reads the published config and connects to the RPC it names (or `rpcOverride`). */
-export async function openContext(apiUrl: string, progress: Progress, rpcOverride?: string): Promise<VerifierContext> {
-  const api = new ApiClient(apiUrl);
-  const config = await api.get<PublishedConfig>('/protocol/v1/config');
-  const rpc = new RpcClient(rpcOverride ?? config.rpcUrl);
-  return { api, config, chain: new ChainData(rpc, config.operatorPublicKey), rng: new RngAnchors(), progress };
+/** Opens a run: pins or checks the trust root, picks the RPC, and checks that it serves the pinned cluster. */
+export async function openContext(options: RunOptions): Promise<VerifierContext> {
+  const api = new ApiClient(options.apiUrl);
+  const setup = new Checks();
+  const trust = await loadTrust(
+    api,
+    { ...(options.trustRootFile ? { file: options.trustRootFile } : {}), pinFile: pinFileOf(options.stateDir, options.apiUrl), notice: options.notice },
+    setup,
+  );
+  let rpcUrl = options.rpcUrl;
+  if (!rpcUrl) {
+    const config = await api.get<{ rpcUrl?: unknown }>('/protocol/v1/config', 64 * 1024);
+    if (typeof config.rpcUrl !== 'string') throw new FetchError('the service names no rpcUrl; pass --rpc');
+    rpcUrl = config.rpcUrl;
+    options.notice(`pfws-verify: warning: reading the chain through ${rpcUrl}, the RPC the audited service names; pass --rpc <url> to use one you trust.`);
+  }
+  const chain = new ChainData(new RpcClient(rpcUrl));
+  await checkCluster(chain, trust.root, setup);
+  return {
+    api,
+    chain,
+    trust,
+    rng: new RngAnchors(),
+    progress: options.progress,
+    workers: options.workers,
+    stateDir: options.stateDir,
+    notice: options.notice,
+    setup,
+    ackKey: (at) => keyAt(trust.root, 'ack', at),
+    anchorKeys: keysOf(trust.root, 'anchor'),
+  };
+}
+
+/** Every memo the pinned anchor keys alone signed, oldest first; registers the RNG chain heads. */
+export async function anchorMemos(ctx: VerifierContext): Promise<{ memos: SignedMemo[]; newest: Record<string, string | null> }> {
+  const memos: SignedMemo[] = [];
+  const newest: Record<string, string | null> = {};
+  for (const key of ctx.anchorKeys) {
+    // The scan learns its total once it has listed the key's signatures.
+    let total = -1;
+    const scan = await ctx.chain.scan(key, {
+      onProgress: (done, t) => {
+        if (t !== total) {
+          total = t;
+          ctx.progress.start('anchor key history', t);
+        }
+        ctx.progress.update(done);
+      },
+    });
+    if (total >= 0) ctx.progress.finish();
+    memos.push(...scan.memos);
+    newest[key] = scan.newest;
+  }
+  memos.sort((a, b) => a.slot - b.slot);
+  for (const m of memos) if (m.memo.kind === 'rng-head') ctx.rng.addHead(m.memo.headHex);
+  return { memos, newest };
 }

@@ -1,140 +1,76 @@
-// The `receipt` command and the receipt pass of `all`: fetch, gather on-chain facts, run the core checks.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { verifyReceipt, RngIndexRegistry, type ReceiptReport } from '../protocol/verify/receipt.ts';
+// The `receipt` command: one receipt, from a file or the API, checked in full: its bets and the rebuilt
+// receipt, its inclusion under an on-chain root, its RNG reveals, and its session keys on-chain.
+import { readFileSync, statSync } from 'node:fs';
+import { completeReceipt, inspectReceipt, type ReceiptReport } from '../protocol/verify/receipt.ts';
 import { isRecord } from '../protocol/verify/turn.ts';
-import { Checks, type Report } from '../protocol/verify/report.ts';
+import { MAX_RECEIPT_BYTES } from '../protocol/verify/bounds.ts';
+import type { Report } from '../protocol/verify/report.ts';
 import type { VerifierContext } from './context.ts';
+import { SessionKeyResolver } from './session-keys.ts';
+import { UsageError } from './trust.ts';
 
 /** Reads a receipt from a file (the receipt, or the API's `{ receipt }` body) or from the API by id. */
 export async function loadReceipt(ctx: VerifierContext, target: string): Promise<unknown> {
-  if (existsSync(target) && statSync(target).isFile()) {
-    const body = JSON.parse(readFileSync(target, 'utf8')) as unknown;
+  let isFile = false;
+  try {
+    isFile = statSync(target).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (isFile) {
+    if (statSync(target).size > MAX_RECEIPT_BYTES) throw new UsageError(`${target} is larger than a receipt can be (${MAX_RECEIPT_BYTES} bytes)`);
+    let body: unknown;
+    try {
+      body = JSON.parse(readFileSync(target, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`${target} is not JSON: ${(err as Error).message}`);
+    }
     return isRecord(body) && isRecord(body.receipt) ? body.receipt : body;
   }
-  return (await ctx.api.get<{ receipt: unknown }>(`/receipts/${encodeURIComponent(target)}`)).receipt;
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(target)) throw new UsageError(`${JSON.stringify(target)} is neither a file nor a receipt id`);
+  return (await ctx.api.get<{ receipt: unknown }>(`/receipts/${encodeURIComponent(target)}`, MAX_RECEIPT_BYTES)).receipt;
 }
 
-/** The chain heads a receipt's acks name (untrusted: only used to know when a history scan can stop). */
-function namedHeads(receipt: unknown): Set<string> {
-  const heads = new Set<string>();
-  if (!isRecord(receipt) || !isRecord(receipt.verifierPayload)) return heads;
-  const vp = receipt.verifierPayload;
-  const acks = [vp.ack, ...(Array.isArray(vp.turns) ? vp.turns.map((t) => (isRecord(t) ? t.ack : null)) : [])];
-  for (const ack of acks) if (isRecord(ack) && typeof ack.rngChainHead === 'string') heads.add(ack.rngChainHead);
-  return heads;
-}
-
-/** Fetches the commit transaction and any chain heads not yet known, then verifies. */
-export async function checkReceipt(ctx: VerifierContext, receipt: unknown): Promise<ReceiptReport> {
-  const anchor = isRecord(receipt) && isRecord(receipt.anchor) ? receipt.anchor : null;
-  if (anchor && typeof anchor.commitSignature === 'string') await ctx.chain.transaction(anchor.commitSignature);
-  const missing = [...namedHeads(receipt)].filter((h) => !ctx.rng.hasHead(h));
-  if (missing.length) {
-    const wanted = new Set(missing);
-    await ctx.chain.scan({
+/**
+ * Registers what the receipt's RNG links need: the chain heads they name, and the values commit memos
+ * revealed on those chains (closer anchors than the heads), read back from the anchor keys' history.
+ */
+async function anchorRng(ctx: VerifierContext, heads: Set<string>): Promise<void> {
+  const wanted = new Set([...heads].filter((h) => !ctx.rng.hasHead(h)));
+  if (!wanted.size) return;
+  const reveals: { index: number; value: string }[] = [];
+  for (const key of ctx.anchorKeys) {
+    const { memos } = await ctx.chain.scan(key, {
       stop: (m) => {
-        if (m.memo.kind === 'rng-head') {
-          ctx.rng.addHead(m.memo.headHex);
-          wanted.delete(m.memo.headHex);
-        }
+        if (m.memo.kind === 'rng-head') wanted.delete(m.memo.headHex);
         return wanted.size === 0;
       },
     });
+    for (const m of memos) {
+      if (m.memo.kind === 'rng-head') ctx.rng.addHead(m.memo.headHex);
+      if (m.memo.kind === 'commit') reveals.push({ index: m.memo.rngIndex, value: m.memo.rngRevealHex });
+    }
   }
-  return verifyReceipt(receipt, {
-    ackPublicKey: ctx.config.ackPublicKey,
-    operatorPublicKey: ctx.config.operatorPublicKey,
+  // Lowest first, so each value is walked from the one below it rather than from the head.
+  for (const r of reveals.sort((a, b) => a.index - b.index)) ctx.rng.linkAny(r.index, r.value);
+}
+
+/** Checks one receipt: the ack before any hash walk, the chain only for what the checks bound. */
+export async function checkReceipt(ctx: VerifierContext, receipt: unknown): Promise<ReceiptReport> {
+  const inspection = inspectReceipt(receipt, { ackPublicKey: ctx.ackKey });
+  await anchorRng(ctx, new Set(inspection.rngLinks.map((l) => l.head)));
+  const signature = inspection.anchor?.commitSignature;
+  if (typeof signature === 'string') await ctx.chain.transaction(signature).catch(() => undefined);
+  const resolver = new SessionKeyResolver(ctx);
+  await resolver.resolve(inspection.sessionKeys.map((k) => ({ sessionPubkey: k.sessionPubkey, betPayloadHash: k.betPayloadHash })));
+  return completeReceipt(inspection, {
+    operatorPublicKey: ctx.anchorKeys,
     rng: ctx.rng,
-    commitTx: (signature) => ctx.chain.cached(signature),
+    commitTx: (s) => ctx.chain.cached(s),
+    sessionKey: resolver.lookup,
   });
 }
 
 export async function receiptCommand(ctx: VerifierContext, target: string): Promise<Report[]> {
   return [await checkReceipt(ctx, await loadReceipt(ctx, target))];
-}
-
-interface Entry {
-  index: number;
-  leafHash: string;
-  receiptId: string;
-}
-interface EntriesPage {
-  entries: Entry[];
-  size: number;
-  committedSize: number;
-}
-
-const PARALLEL = 8;
-
-/** First entry index whose receipt was created at or after `sinceMs` (receipts are nearly in time order). */
-async function firstIndexSince(ctx: VerifierContext, sinceMs: number, size: number): Promise<number> {
-  let lo = 0;
-  let hi = size;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const page = await ctx.api.get<EntriesPage>(`/protocol/v1/bet-log/entries?from=${mid}&limit=1`);
-    const entry = page.entries[0];
-    const receipt = entry ? await ctx.api.find<{ receipt: { createdAt?: string } }>(`/receipts/${encodeURIComponent(entry.receiptId)}`) : null;
-    const at = Date.parse(receipt?.receipt.createdAt ?? '');
-    if (Number.isFinite(at) && at < sinceMs) lo = mid + 1;
-    else hi = mid;
-  }
-  // Settlements racing each other can land slightly out of time order: start a little earlier and filter.
-  return Math.max(0, lo - 64);
-}
-
-/**
- * Verifies every anchored receipt created since `sinceMs`, in log order, checking each against its
- * log entry and each RNG index for single use.
- * @returns one report per receipt, then one for the pass itself
- */
-export async function receiptsSince(ctx: VerifierContext, sinceMs: number): Promise<Report[]> {
-  const head = await ctx.api.get<EntriesPage>('/protocol/v1/bet-log/entries?from=0&limit=1');
-  const end = head.committedSize;
-  const start = sinceMs > 0 ? await firstIndexSince(ctx, sinceMs, end) : 0;
-  const reports: Report[] = [];
-  const registry = new RngIndexRegistry();
-  const pass = new Checks();
-  const clashes: string[] = [];
-  const mismatched: string[] = [];
-  let verified = 0;
-  ctx.progress.start('receipts', end - start);
-  for (let from = start; from < end; from += 100) {
-    const page = await ctx.api.get<EntriesPage>(`/protocol/v1/bet-log/entries?from=${from}&limit=${Math.min(100, end - from)}`);
-    for (let i = 0; i < page.entries.length; i += PARALLEL) {
-      const batch = page.entries.slice(i, i + PARALLEL);
-      const bodies = await Promise.all(batch.map((e) => ctx.api.find<{ receipt: unknown }>(`/receipts/${encodeURIComponent(e.receiptId)}`)));
-      for (let k = 0; k < batch.length; k++) {
-        const entry = batch[k] as Entry;
-        const receipt = bodies[k]?.receipt;
-        if (!receipt) {
-          mismatched.push(`entry ${entry.index} names receipt ${entry.receiptId}, which the API does not serve`);
-          continue;
-        }
-        const createdAt = isRecord(receipt) ? Date.parse(String(receipt.createdAt)) : NaN;
-        if (sinceMs > 0 && Number.isFinite(createdAt) && createdAt < sinceMs) continue;
-        const report = await checkReceipt(ctx, receipt);
-        const anchor = isRecord(receipt) && isRecord(receipt.anchor) ? receipt.anchor : {};
-        if (anchor.betLogEntryHash !== entry.leafHash || anchor.betLogIndex !== entry.index) {
-          report.checks.push({ name: 'log-entry', status: 'fail', reason: `the log's entry ${entry.index} is not this receipt's entry` });
-          report.ok = false;
-          mismatched.push(`entry ${entry.index} (${entry.receiptId})`);
-        }
-        for (const clash of registry.claim(entry.receiptId, report.rngUses)) {
-          report.checks.push({ name: 'rng-index-unique', status: 'fail', reason: clash });
-          report.ok = false;
-          clashes.push(clash);
-        }
-        reports.push(report);
-        verified++;
-      }
-      ctx.progress.update(Math.min(end, from + i + batch.length) - start);
-    }
-  }
-  ctx.progress.finish();
-  pass.add('receipts-found', mismatched.length === 0, mismatched.slice(0, 5).join('; '));
-  pass.add('rng-index-unique', clashes.length === 0, clashes.slice(0, 5).join('; '));
-  if (head.size > end) pass.skip('unanchored', `${head.size - end} settled entries are not anchored yet`);
-  reports.push({ ...pass.report(`receipts since ${new Date(sinceMs).toISOString()} (${verified} verified)`) });
-  return reports;
 }

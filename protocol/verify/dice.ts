@@ -1,27 +1,59 @@
-// The Dice receipt checker: one committed bet, the roll and payout recomputed, the bet-log entry matched.
-import { settleDice, type DiceDirection } from '../dice.ts';
+// The Dice receipt checker: the committed bet verified, then the receipt and its bet-log entry rebuilt
+// from the bet's verifiable inputs through protocol/dice-receipt.ts and compared field by field.
+import { buildDiceSettlement } from '../dice-receipt.ts';
 import type { DiceBetPayload } from '../bet-payload.ts';
+import { DICE_GAME_ID, type PlaySource, type RevealedVia } from '../receipt.ts';
 import type { Checks } from './report.ts';
-import { checkTurn, isRecord, type TurnContext } from './turn.ts';
-import { agree, agreeAmounts, entryLeafHex, type RngUse } from './entry.ts';
+import { checkTurn, isRecord, type RngLinkRequest, type SessionKeyUse, type TurnContext, type TurnFacts } from './turn.ts';
+import { compareRebuilt } from './rebuild.ts';
 
-export const DICE_GAME_ID = 'dice:protocol-v1';
+export { DICE_GAME_ID };
 
+/** What a game checker established, for the anchor, RNG and session-key checks. */
 export interface GameCheck {
-  /** Leaf hash of the receipt's bet-log entry, when it has one. */
+  /** Leaf hash of the bet-log entry rebuilt from the verified inputs; null when it could not be rebuilt. */
   leafHex: string | null;
-  rngUses: RngUse[];
+  rngLinks: RngLinkRequest[];
+  /** Every RNG index a signed ack bound, revealed or not. */
+  rngUses: { head: string; index: number }[];
+  sessionKeys: SessionKeyUse[];
 }
 
-/** Checks a Dice receipt's game part; the caller checks the anchor. */
+const SOURCES: readonly string[] = ['api', 'mcp'];
+const VIAS: readonly string[] = ['reveal', 'recovery', 'wallet-memo'];
+
+/**
+ * How the seed became known, as the receipt says, checked against the proof material: a reveal carries
+ * the session key's reveal signature, recovery and wallet memos carry none, a deadline has no seed.
+ * @returns the reveal for the rebuild, or a reason it is inconsistent
+ */
+export function revealOf(
+  facts: Pick<TurnFacts, 'seed' | 'revealSignature'>,
+  via: unknown,
+): { ok: true; via: RevealedVia | 'deadline' } | { ok: false; reason: string } {
+  if (facts.seed === null)
+    return via === 'deadline' ? { ok: true, via } : { ok: false, reason: `revealedVia is ${JSON.stringify(via)} for a bet with no seed` };
+  if (facts.revealSignature !== null)
+    return via === 'reveal' ? { ok: true, via } : { ok: false, reason: `revealedVia is ${JSON.stringify(via)}, but the player's reveal signature is there` };
+  return typeof via === 'string' && VIAS.includes(via) && via !== 'reveal'
+    ? { ok: true, via: via as RevealedVia }
+    : { ok: false, reason: `revealedVia is ${JSON.stringify(via)} for a seed without a reveal signature` };
+}
+
+/** The receipt's source: server metadata, one of two values, never verifiable beyond that. */
+export const sourceOf = (receipt: Record<string, unknown>): PlaySource | null =>
+  typeof receipt.source === 'string' && SOURCES.includes(receipt.source) ? (receipt.source as PlaySource) : null;
+
+/** Checks a Dice receipt's game part; the caller checks the anchor, the RNG link and the session key. */
 export function checkDiceReceipt(receipt: Record<string, unknown>, ctx: TurnContext, checks: Checks): GameCheck {
+  const none: GameCheck = { leafHex: null, rngLinks: [], rngUses: [], sessionKeys: [] };
   const vp = receipt.verifierPayload;
   if (!isRecord(vp)) {
     checks.fail('verifier-payload', 'the receipt has no verifierPayload');
-    return { leafHex: null, rngUses: [] };
+    return none;
   }
+  const entry = isRecord(vp.betLogEntry) ? vp.betLogEntry : null;
   checks.add('game', receipt.gameId === DICE_GAME_ID && isRecord(vp.betPayload) && vp.betPayload.game === 'dice', 'not a Protocol V1 dice bet');
-  const entry = vp.betLogEntry;
   const facts = checkTurn(
     {
       betPayload: vp.betPayload,
@@ -35,74 +67,39 @@ export function checkDiceReceipt(receipt: Record<string, unknown>, ctx: TurnCont
     ctx,
     checks,
     '',
-    isRecord(entry) ? entry.settledAt : undefined,
+    entry?.settledAt,
   );
-  const leafHex = entryLeafHex(entry);
-  if (!facts) return { leafHex, rngUses: [] };
-  const payload = facts.payload as DiceBetPayload;
-  const rngUses = [{ head: facts.ack.rngChainHead, index: facts.ack.rngIndex }];
-
-  let wager: bigint;
+  if (!facts) return none;
+  const found: GameCheck = {
+    leafHex: null,
+    rngLinks: facts.rngLink ? [facts.rngLink] : [],
+    rngUses: facts.rngUse ? [facts.rngUse] : [],
+    sessionKeys: [facts.sessionKey],
+  };
+  const proof = isRecord(receipt.proof) ? receipt.proof : {};
+  const reveal = revealOf(facts, proof.revealedVia);
+  const source = sourceOf(receipt);
+  const settledAt = entry?.settledAt;
+  if (!reveal.ok || !source || typeof settledAt !== 'string') {
+    checks.fail('receipt-fields', !reveal.ok ? reveal.reason : !source ? 'source is neither api nor mcp' : 'the bet-log entry has no settledAt');
+    return found;
+  }
+  let rebuilt: ReturnType<typeof buildDiceSettlement>;
   try {
-    wager = BigInt(payload.wager);
-    if (wager <= 0n) throw new RangeError('wager');
-  } catch {
-    checks.fail('outcome', 'betPayload.wager is not a positive micro-USDC integer string');
-    return { leafHex, rngUses };
+    rebuilt = buildDiceSettlement({
+      betPayload: facts.payload as DiceBetPayload,
+      betPayloadHash: facts.hash,
+      commitSignature: String(vp.commitSignature),
+      ack: facts.ack,
+      reveal: reveal.via === 'deadline' ? null : { clientSeedRaw: facts.seed as string, revealSignature: facts.revealSignature, via: reveal.via },
+      rngReveal: facts.rngReveal,
+      settledAt,
+      source,
+    });
+  } catch (err) {
+    checks.fail('outcome', `the outcome cannot be recomputed: ${(err as Error).message}`);
+    return found;
   }
-  let roll: number | null = null;
-  let payout = 0n;
-  let status: string = 'forfeited';
-  if (facts.seed !== null && facts.rngReveal !== null) {
-    try {
-      const outcome = settleDice({
-        rngValueHex: facts.rngReveal,
-        clientSeedRaw: facts.seed,
-        betPayloadHash: facts.hash,
-        direction: payload.params?.direction as DiceDirection,
-        targetBps: payload.params?.targetBps,
-        wagerMicro: wager,
-      });
-      roll = outcome.roll;
-      payout = outcome.payout;
-      status = outcome.won ? 'won' : 'lost';
-    } catch (err) {
-      checks.fail('outcome', `the outcome cannot be recomputed: ${(err as Error).message}`);
-      return { leafHex, rngUses };
-    }
-  }
-  const result = isRecord(receipt.result) ? receipt.result : {};
-  agree(checks, 'outcome', 'the recorded outcome differs from the recomputed one', [
-    ['result.roll', result.roll, roll],
-    ['status', receipt.status, status],
-  ]);
-  agreeAmounts(checks, receipt, result, wager, payout);
-  if (!isRecord(entry)) {
-    checks.fail('bet-log-entry', 'verifierPayload.betLogEntry is missing');
-    return { leafHex, rngUses };
-  }
-  agree(checks, 'bet-log-entry', 'the bet-log entry does not match the verified bet', [
-    ['receiptId', entry.receiptId, receipt.id],
-    ['game', entry.game, 'dice'],
-    ['gameId', entry.gameId, DICE_GAME_ID],
-    ['player', entry.player, payload.player],
-    ['betPayloadHash', entry.betPayloadHash, facts.hash],
-    ['ackHash', entry.ackHash, facts.ack.ackHash],
-    ['rngChainHead', entry.rngChainHead, facts.ack.rngChainHead],
-    ['rngIndex', entry.rngIndex, facts.ack.rngIndex],
-    ['commitment', entry.commitment, payload.commitment],
-    ['clientSeedRaw', entry.clientSeedRaw, facts.seed],
-    ['roll', entry.roll, roll],
-    ['status', entry.status, status],
-    ['wager', entry.wager, payload.wager],
-    ['payout', entry.payout, payout.toString()],
-  ]);
-  agree(checks, 'receipt-fields', 'the receipt shows values other than the verified ones', [
-    ['player', receipt.player, payload.player],
-    ['actorAlias', receipt.actorAlias, payload.player],
-    ['receiptId', receipt.receiptId, receipt.id],
-    ['proof.rngIndex', isRecord(receipt.proof) ? receipt.proof.rngIndex : undefined, facts.ack.rngIndex],
-    ['proof.rngReveal', isRecord(receipt.proof) ? receipt.proof.rngReveal : undefined, facts.rngReveal],
-  ]);
-  return { leafHex, rngUses };
+  compareRebuilt(checks, receipt, rebuilt.receipt as unknown as Record<string, unknown>);
+  return { ...found, leafHex: rebuilt.betLogEntryHash };
 }

@@ -32,7 +32,8 @@ const short = (hash: unknown): string => (typeof hash === 'string' ? `${hash.sli
  * Checks signatures and links; returns the span of each manifest (oldest first) for the event checks.
  * Records `manifest-signatures` and `manifest-links`.
  */
-export function verifyManifestLinks(walk: ManifestWalk, operatorPublicKey: string, checks: Checks): ManifestSpan[] {
+export function verifyManifestLinks(walk: ManifestWalk, operatorPublicKey: string | readonly string[], checks: Checks): ManifestSpan[] {
+  const keys = typeof operatorPublicKey === 'string' ? [operatorPublicKey] : operatorPublicKey;
   const signatures = new Tally('manifest-signatures');
   const links = new Tally('manifest-links');
   const { manifests } = walk;
@@ -46,7 +47,8 @@ export function verifyManifestLinks(walk: ManifestWalk, operatorPublicKey: strin
   let seq: number | null = walk.missingPredecessor === undefined && walk.stoppedAt === undefined ? 1 : null;
   const seen = new Set<string>();
   manifests.forEach((m, k) => {
-    const check = verifyManifest(m, operatorPublicKey);
+    let check = verifyManifest(m, keys[0] ?? '');
+    for (const key of keys.slice(1)) if (!check.ok) check = verifyManifest(m, key);
     signatures.item(check.ok ? null : `manifest ${short(isRecord(m) ? m.manifestHash : undefined)}: ${check.reason}`);
     if (k > 0) {
       const prev = manifests[k - 1] as Manifest;
@@ -89,4 +91,35 @@ export function manifestEventsProblem(span: ManifestSpan, events: readonly Journ
   return root === m.eventRoot
     ? null
     : `${name}: the events' root ${short(root)} is not the signed eventRoot ${short(m.eventRoot)} (an event changed after signing)`;
+}
+
+/**
+ * The manifests the chain's commit memos name, against the walked chain: each must be on it, and later
+ * commits never name earlier manifests. The operator signs each manifest once per predecessor, so a
+ * commit naming a manifest off the served chain shows a fork the chain walk alone cannot see.
+ * Records `manifest-fork`.
+ * @param positions each known manifest hash and its position on the chain (0 for the first manifest)
+ */
+export function checkManifestFork(
+  positions: ReadonlyMap<string, number>,
+  commits: readonly { memo: { entryCount: number; manifestHash: string } }[],
+  checks: Checks,
+): void {
+  const fork = new Tally('manifest-fork');
+  let highest = -1;
+  for (const c of commits) {
+    const h = c.memo.manifestHash;
+    if (h === NO_MANIFEST_HASH) {
+      fork.item(highest >= 0 ? `the commit of size ${c.memo.entryCount} names no manifest after one that did` : null);
+      continue;
+    }
+    const at = positions.get(h);
+    if (at === undefined) fork.item(`the commit of size ${c.memo.entryCount} names manifest ${short(h)}, which is not on the served chain (a fork)`);
+    else if (at < highest) fork.item(`the commit of size ${c.memo.entryCount} names manifest ${short(h)}, older than one an earlier commit named`);
+    else {
+      highest = at;
+      fork.item(null);
+    }
+  }
+  fork.record(checks, 'no commit memo names a manifest');
 }

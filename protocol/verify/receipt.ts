@@ -1,24 +1,63 @@
 /**
- * Verifies one receipt from public data alone: the game's own checks (signatures, commitment, RNG
- * reveal, outcome, payout, bet-log entry), then the entry's inclusion under a root committed on-chain.
- * Games register a checker here; each checks its bets through `checkTurn`.
+ * Verifies one receipt from public data alone: the game's checks (signatures, commitment, the receipt
+ * and its bet-log entry rebuilt from the verified inputs), the entry's inclusion under a root committed
+ * on-chain, the RNG reveals against committed chain heads, and the session keys' on-chain authorization.
+ *
+ * It runs in two steps so that a bulk run can spread the CPU work over worker threads:
+ * {@link inspectReceipt} needs only the receipt and the ack key; {@link completeReceipt} adds what needs
+ * chain state. {@link verifyReceipt} does both.
  * @module
  */
-import { Checks, type Report } from './report.ts';
-import { isRecord, type TurnContext } from './turn.ts';
-import { checkAnchor, type AnchorContext } from './anchor.ts';
+import { Checks, type Check, type Report } from './report.ts';
+import { isRecord, type AckKey, type RngLinkRequest, type SessionKeyUse } from './turn.ts';
+import { checkAnchorOnChain, inspectAnchor, type AnchorClaim, type AnchorContext } from './anchor.ts';
 import { checkDiceReceipt, type GameCheck } from './dice.ts';
 import { checkSweeperReceipt } from './sweeper.ts';
-import type { RngUse } from './entry.ts';
+import { checkSessionKey, type SessionKeyLookup } from './session-key.ts';
+import type { VerifyResult } from '../merkle.ts';
 
-export interface ReceiptContext extends TurnContext, AnchorContext {}
+/** Links RNG reveals to chain heads committed on-chain (RngAnchors does). */
+export interface RngLinker {
+  link(headHex: string, index: number, valueHex: string): VerifyResult;
+}
+
+export interface InspectContext {
+  ackPublicKey: AckKey;
+}
+
+export interface ReceiptContext extends InspectContext, AnchorContext {
+  rng: RngLinker;
+  /** The on-chain authorization of a session key; unset skips the check (offline use). */
+  sessionKey?(sessionPubkey: string): SessionKeyLookup | undefined;
+}
+
+/** One RNG index a bet consumed: indices are unique per chain. */
+export interface RngUse {
+  head: string;
+  index: number;
+}
+
+/** The CPU part's findings: plain data, so a worker thread can hand it back. */
+export interface ReceiptInspection {
+  subject: string;
+  receiptId: string | null;
+  checks: Check[];
+  /** Leaf of the entry rebuilt from the verified inputs; null when it could not be rebuilt. */
+  leafHex: string | null;
+  rngLinks: RngLinkRequest[];
+  rngUses: RngUse[];
+  sessionKeys: SessionKeyUse[];
+  anchor: AnchorClaim | null;
+}
 
 export interface ReceiptReport extends Report {
   /** RNG indices the receipt's bets consumed (for the once-only check across receipts). */
   rngUses: RngUse[];
+  /** Leaf of the rebuilt entry, to compare with the log. */
+  leafHex: string | null;
 }
 
-type GameChecker = (receipt: Record<string, unknown>, ctx: TurnContext, checks: Checks) => GameCheck;
+type GameChecker = (receipt: Record<string, unknown>, ctx: InspectContext, checks: Checks) => GameCheck;
 
 const GAMES: Record<string, GameChecker> = {
   dice: checkDiceReceipt,
@@ -26,20 +65,22 @@ const GAMES: Record<string, GameChecker> = {
 };
 
 /**
- * Runs every check on an untrusted receipt; never throws.
- * @example verifyReceipt(receipt, { ackPublicKey, operatorPublicKey, rng, commitTx }).ok
+ * Every check that needs the receipt alone; never throws.
+ * @param options.bulk in a bulk run the log itself proves inclusion, so an anchor not filled yet is no gap
  */
-export function verifyReceipt(receipt: unknown, ctx: ReceiptContext): ReceiptReport {
+export function inspectReceipt(receipt: unknown, ctx: InspectContext, options: { bulk?: boolean } = {}): ReceiptInspection {
   const checks = new Checks();
+  const empty = { leafHex: null, rngLinks: [], rngUses: [], sessionKeys: [], anchor: null };
   if (!isRecord(receipt)) {
     checks.fail('receipt', 'the receipt is not an object');
-    return { ...checks.report('receipt ?'), rngUses: [] };
+    return { subject: 'receipt ?', receiptId: null, checks: checks.list, ...empty };
   }
-  const subject = `receipt ${typeof receipt.id === 'string' ? receipt.id : '?'}`;
+  const receiptId = typeof receipt.id === 'string' ? receipt.id.slice(0, 128) : null;
+  const subject = `receipt ${receiptId ?? '?'}`;
   const checker = typeof receipt.game === 'string' && Object.hasOwn(GAMES, receipt.game) ? GAMES[receipt.game] : undefined;
   if (!checker) {
-    checks.fail('game', `unsupported game ${JSON.stringify(receipt.game)}`);
-    return { ...checks.report(subject), rngUses: [] };
+    checks.fail('game', `unsupported game ${JSON.stringify(String(receipt.game).slice(0, 32))}`);
+    return { subject, receiptId, checks: checks.list, ...empty };
   }
   let game: GameCheck;
   try {
@@ -47,11 +88,43 @@ export function verifyReceipt(receipt: unknown, ctx: ReceiptContext): ReceiptRep
   } catch (err) {
     // A checker bug or a shape no check anticipated must still give a verdict, never a crash.
     checks.fail('receipt', `the receipt could not be checked: ${(err as Error).message}`);
-    return { ...checks.report(subject), rngUses: [] };
+    return { subject, receiptId, checks: checks.list, ...empty };
   }
-  if (game.leafHex === null) checks.fail('entry-hash', 'the bet-log entry has no canonical JSON form');
-  else checkAnchor(receipt.anchor, game.leafHex, ctx, checks);
-  return { ...checks.report(subject), rngUses: game.rngUses };
+  let anchor: AnchorClaim | null = null;
+  if (game.leafHex === null) checks.fail('entry-hash', 'the bet-log entry could not be rebuilt from the verified bet');
+  else anchor = inspectAnchor(receipt.anchor, game.leafHex, checks, options.bulk ? 'skip' : 'error');
+  return {
+    subject,
+    receiptId,
+    checks: checks.list,
+    leafHex: game.leafHex,
+    rngLinks: game.rngLinks,
+    rngUses: game.rngUses,
+    sessionKeys: game.sessionKeys,
+    anchor,
+  };
+}
+
+/** Adds the checks that need chain state: RNG links, the anchor's commit memo, the session keys. */
+export function completeReceipt(inspection: ReceiptInspection, ctx: Omit<ReceiptContext, 'ackPublicKey'>): ReceiptReport {
+  const checks = new Checks();
+  checks.list.push(...inspection.checks);
+  for (const l of inspection.rngLinks) checks.add(l.check, ctx.rng.link(l.head, l.index, l.value));
+  if (inspection.anchor) checkAnchorOnChain(inspection.anchor, ctx, checks);
+  for (const use of inspection.sessionKeys) checkSessionKey(use, ctx.sessionKey?.(use.sessionPubkey), checks);
+  return {
+    ...checks.report(inspection.subject),
+    rngUses: inspection.rngUses,
+    leafHex: inspection.leafHex,
+  };
+}
+
+/**
+ * Runs every check on an untrusted receipt; never throws.
+ * @example verifyReceipt(receipt, { ackPublicKey, operatorPublicKey, rng, commitTx }).ok
+ */
+export function verifyReceipt(receipt: unknown, ctx: ReceiptContext): ReceiptReport {
+  return completeReceipt(inspectReceipt(receipt, ctx), ctx);
 }
 
 /** Records every RNG index use, and reports the ones already used by another receipt. */

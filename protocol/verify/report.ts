@@ -1,6 +1,7 @@
-// Structured verification results: every check passes, fails with a reason, or is skipped with a reason.
+// Structured verification results: every check passes, fails with a reason (a violation), could not be
+// done (`error`: data missing or unreachable), or is skipped with a reason.
 
-export type CheckStatus = 'pass' | 'fail' | 'skip';
+export type CheckStatus = 'pass' | 'fail' | 'error' | 'skip';
 
 /** One named check; `reason` says why it failed or was skipped. */
 export interface Check {
@@ -12,7 +13,7 @@ export interface Check {
 /** All checks about one subject (a receipt, the manifest chain, the commit log, a state proof). */
 export interface Report {
   subject: string;
-  /** True when no check failed. */
+  /** True when no check failed (an `error` check is not a violation, but neither is it verified). */
   ok: boolean;
   checks: Check[];
 }
@@ -31,6 +32,11 @@ export class Checks {
 
   skip(name: string, reason: string): void {
     this.list.push({ name, status: 'skip', reason });
+  }
+
+  /** The check could not be done: the data it needs is missing or unreachable. */
+  error(name: string, reason: string): void {
+    this.list.push({ name, status: 'error', reason });
   }
 
   /** Records `result`: true or `{ ok: true }` passes; otherwise fails with the given or returned reason. */
@@ -53,12 +59,23 @@ export class Checks {
 /** The failed checks of a report, for summaries. */
 export const failures = (report: Report): Check[] => report.checks.filter((c) => c.status === 'fail');
 
+/** What a run established: every check passed, a violation was found, or something could not be checked. */
+export type Verdict = 'verified' | 'violation' | 'unverified';
+
+/** A violation anywhere wins; then anything that could not be checked; else verified. */
+export function verdictOf(reports: readonly Report[]): Verdict {
+  if (reports.some((r) => r.checks.some((c) => c.status === 'fail'))) return 'violation';
+  if (reports.some((r) => r.checks.some((c) => c.status === 'error'))) return 'unverified';
+  return 'verified';
+}
+
 /**
  * One check over many items (every commit, every manifest): passes when no item failed, else fails
  * naming the first few failures and how many there were.
  */
 export class Tally {
   readonly #reasons: string[] = [];
+  readonly #errors: string[] = [];
   #items = 0;
 
   constructor(readonly name: string) {}
@@ -69,21 +86,29 @@ export class Tally {
     if (failure) this.#reasons.push(failure);
   }
 
+  /** Counts an item that could not be checked. */
+  unchecked(reason: string): void {
+    this.#items++;
+    this.#errors.push(reason);
+  }
+
   get failed(): boolean {
     return this.#reasons.length > 0;
   }
 
+  get count(): number {
+    return this.#items;
+  }
+
   record(checks: Checks, emptyReason = 'nothing to check'): void {
-    if (this.#items === 0) {
-      checks.skip(this.name, emptyReason);
-      return;
-    }
-    if (!this.#reasons.length) {
-      checks.pass(this.name);
-      return;
-    }
-    const shown = this.#reasons.slice(0, 5).join('; ');
-    const more = this.#reasons.length > 5 ? ` (and ${this.#reasons.length - 5} more)` : '';
-    checks.fail(this.name, `${this.#reasons.length} of ${this.#items} failed: ${shown}${more}`);
+    if (this.#items === 0) return checks.skip(this.name, emptyReason);
+    const summary = (list: string[]) => {
+      const shown = list.slice(0, 5).join('; ');
+      const more = list.length > 5 ? ` (and ${list.length - 5} more)` : '';
+      return `${list.length} of ${this.#items} ${list === this.#reasons ? 'failed' : 'could not be checked'}: ${shown}${more}`;
+    };
+    if (this.#reasons.length) return checks.fail(this.name, summary(this.#reasons));
+    if (this.#errors.length) return checks.error(this.name, summary(this.#errors));
+    checks.pass(this.name);
   }
 }

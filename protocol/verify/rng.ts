@@ -9,6 +9,7 @@
 import { isHex } from '../encoding.ts';
 import { verifyRngLink } from '../rng-chain.ts';
 import type { VerifyResult } from '../merkle.ts';
+import { MAX_RNG_WALK } from './bounds.ts';
 
 interface Point {
   index: number;
@@ -22,7 +23,7 @@ export class RngAnchors {
   readonly #maxSteps: number;
 
   /** @param maxSteps longest hash walk attempted for one link (a bound against hostile indices) */
-  constructor(maxSteps = 50_000_000) {
+  constructor(maxSteps = MAX_RNG_WALK) {
     this.#maxSteps = maxSteps;
   }
 
@@ -39,6 +40,24 @@ export class RngAnchors {
   /** Heads in the order they were added. */
   heads(): string[] {
     return [...this.#chains.keys()];
+  }
+
+  /** Registers a value already verified (a saved monitor state): it anchors later links like any other. */
+  addPoint(headHex: string, index: number, valueHex: string): void {
+    const points = this.#chains.get(headHex);
+    if (!points || !Number.isSafeInteger(index) || index < 1 || !isHex(valueHex, 32)) return;
+    const at = nearestAtOrBelow(points, index);
+    if ((points[at] as Point).index !== index) points.splice(at + 1, 0, { index, value: valueHex });
+  }
+
+  /** The highest anchored points of each chain (at most `limit` per chain), for a saved state. */
+  recentPoints(limit: number): { head: string; index: number; value: string }[] {
+    return [...this.#chains].flatMap(([head, points]) =>
+      points
+        .slice(1)
+        .slice(-limit)
+        .map((p) => ({ head, ...p })),
+    );
   }
 
   /**

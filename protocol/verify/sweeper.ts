@@ -1,28 +1,37 @@
-// The Sweeper receipt checker: every turn of the ticket verified, the board replayed, the payout recomputed.
-import { SWEEPER_MODES, SWEEPER_ROWS, isSweeperMode, sweeperMineColumn, sweeperPayout } from '../sweeper.ts';
+// The Sweeper receipt checker: every turn of the ticket verified and bound to it, the rules replayed,
+// then the receipt and its bet-log entry rebuilt through protocol/sweeper-receipt.ts and compared.
+import { SWEEPER_MODES, isSweeperMode } from '../sweeper.ts';
 import type { SweeperBetPayload } from '../bet-payload.ts';
+import { SWEEPER_GAME_ID } from '../receipt.ts';
+import { buildSweeperSettlement, nextSweeperState, resolveSweeperTurn, type SweeperTurnInput } from '../sweeper-receipt.ts';
 import type { Checks } from './report.ts';
 import { checkTurn, isRecord, type TurnContext } from './turn.ts';
-import { agree, agreeAmounts, entryLeafHex, type RngUse } from './entry.ts';
-import type { GameCheck } from './dice.ts';
+import { compareRebuilt } from './rebuild.ts';
+import { sourceOf, type GameCheck } from './dice.ts';
+import { MAX_SWEEPER_TURNS } from './bounds.ts';
 
-export const SWEEPER_GAME_ID = 'sweeper:protocol-v1';
+export { SWEEPER_GAME_ID };
 
-type Outcome = 'running' | 'busted' | 'cleared' | 'cashed_out' | 'forfeited' | 'expired';
-
-/** Checks a Sweeper ticket receipt's game part; the caller checks the anchor. */
+/** Checks a Sweeper ticket receipt's game part; the caller checks the anchor, the RNG links and the session keys. */
 export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnContext, checks: Checks): GameCheck {
+  const found: GameCheck = { leafHex: null, rngLinks: [], rngUses: [], sessionKeys: [] };
   const vp = receipt.verifierPayload;
-  if (!isRecord(vp) || !Array.isArray(vp.turns)) {
-    checks.fail('verifier-payload', 'the receipt has no verifierPayload with turns');
-    return { leafHex: null, rngUses: [] };
+  // Design §10: a ticket left idle before its first turn is closed with no turn at all.
+  const closedBy = isRecord(vp) ? vp.closedBy : undefined;
+  const minTurns = closedBy === 'idle' ? 0 : 1;
+  if (!isRecord(vp) || !Array.isArray(vp.turns) || vp.turns.length < minTurns || vp.turns.length > MAX_SWEEPER_TURNS) {
+    checks.fail('verifier-payload', `the receipt has no verifierPayload with ${minTurns}…${MAX_SWEEPER_TURNS} turns`);
+    return found;
+  }
+  if (closedBy !== undefined && closedBy !== 'idle') {
+    checks.fail('closed-by', `closedBy ${JSON.stringify(closedBy)} names no known way to close a ticket`);
+    return found;
   }
   const entry = isRecord(vp.betLogEntry) ? vp.betLogEntry : null;
-  const leafHex = entryLeafHex(vp.betLogEntry);
   const mode = vp.mode;
   if (receipt.gameId !== SWEEPER_GAME_ID || !isSweeperMode(mode) || typeof vp.wagerMicro !== 'string' || typeof vp.ticketId !== 'string') {
     checks.fail('game', 'not a Protocol V1 Sweeper ticket (gameId, mode, wagerMicro or ticketId)');
-    return { leafHex, rngUses: [] };
+    return found;
   }
   checks.pass('game');
   let wager: bigint;
@@ -31,23 +40,23 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
     if (wager <= 0n) throw new RangeError('wager');
   } catch {
     checks.fail('outcome', 'wagerMicro is not a positive micro-USDC integer string');
-    return { leafHex, rngUses: [] };
+    return found;
   }
   const { columns } = SWEEPER_MODES[mode];
-  const rngUses: RngUse[] = [];
-  const replayed: Record<string, unknown>[] = [];
+  const turns: SweeperTurnInput[] = [];
   let rowsWon = 0;
-  let outcome: Outcome = 'running';
+  let ended: string | null = null;
   let lastNonce = -1;
-  const turns = vp.turns as unknown[];
-  for (let k = 0; k < turns.length; k++) {
+  // A ticket that expired before its first turn has no signed payload: its alias is only the receipt's.
+  let player: unknown = vp.turns.length === 0 ? receipt.player : undefined;
+  for (let k = 0; k < vp.turns.length; k++) {
     const prefix = `turn[${k}].`;
-    const t = turns[k];
+    const t = vp.turns[k];
     if (!isRecord(t)) {
       checks.fail(`${prefix}payload-hash`, 'the turn is not an object');
-      return { leafHex, rngUses };
+      return found;
     }
-    if (outcome !== 'running') checks.fail(`${prefix}order`, `a turn follows the end of the ticket (${outcome})`);
+    if (ended) checks.fail(`${prefix}order`, `a turn follows the end of the ticket (${ended})`);
     const facts = checkTurn(
       {
         betPayload: t.betPayload,
@@ -63,93 +72,68 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
       prefix,
       entry?.settledAt,
     );
-    if (!facts) return { leafHex, rngUses };
-    rngUses.push({ head: facts.ack.rngChainHead, index: facts.ack.rngIndex });
+    if (!facts) return found;
+    if (facts.rngLink) found.rngLinks.push(facts.rngLink);
+    if (facts.rngUse) found.rngUses.push(facts.rngUse);
+    found.sessionKeys.push(facts.sessionKey);
     const payload = facts.payload as SweeperBetPayload;
     const params = isRecord(payload.params) ? payload.params : ({} as Record<string, unknown>);
+    if (k === 0) player = payload.player;
     const bound =
-      payload.game === 'sweeper' && params.ticketId === vp.ticketId && params.mode === mode && payload.wager === vp.wagerMicro && payload.betNonce > lastNonce;
-    checks.add(`${prefix}ticket-binding`, bound, 'the turn payload is not bound to this ticket (game, ticketId, mode, wager or nonce order)');
+      payload.game === 'sweeper' &&
+      params.ticketId === vp.ticketId &&
+      params.mode === mode &&
+      payload.wager === vp.wagerMicro &&
+      payload.player === player &&
+      Number.isSafeInteger(payload.betNonce) &&
+      payload.betNonce > lastNonce;
+    checks.add(`${prefix}ticket-binding`, bound, 'the turn payload is not bound to this ticket (game, ticketId, mode, wager, player or nonce order)');
     lastNonce = payload.betNonce;
-    const revealed = facts.seed !== null && facts.rngReveal !== null;
-    let mineColumn: number | null = null;
     if (params.turn === 'choice') {
       const column = params.choiceColumn;
       const legal = params.row === rowsWon && Number.isSafeInteger(column) && (column as number) >= 0 && (column as number) < columns;
       checks.add(`${prefix}rules`, legal, `a choice must name row ${rowsWon} and a column in [0, ${columns})`);
-      if (!revealed) outcome = 'forfeited';
-      else {
-        mineColumn = sweeperMineColumn({ rngValueHex: facts.rngReveal as string, clientSeedRaw: facts.seed as string, betPayloadHash: facts.hash, mode });
-        if (mineColumn === column) outcome = 'busted';
-        else if (++rowsWon === SWEEPER_ROWS) outcome = 'cleared';
-      }
     } else if (params.turn === 'cashout') {
       checks.add(`${prefix}rules`, params.rowsWon === rowsWon && rowsWon >= 1, 'a cashout must name the cleared rows, at least one');
-      outcome = revealed ? 'cashed_out' : 'forfeited';
     } else {
       checks.fail(`${prefix}rules`, 'the turn is neither a choice nor a cashout');
-      return { leafHex, rngUses };
+      return found;
     }
-    replayed.push({
+    const input: SweeperTurnInput = {
+      betPayload: payload,
       betPayloadHash: facts.hash,
-      ackHash: facts.ack.ackHash,
-      rngChainHead: facts.ack.rngChainHead,
-      rngIndex: facts.ack.rngIndex,
-      commitment: payload.commitment,
+      commitSignature: String(t.commitSignature),
+      ack: facts.ack,
       clientSeedRaw: facts.seed,
-      kind: params.turn,
-      row: params.turn === 'choice' ? params.row : null,
-      choiceColumn: params.turn === 'choice' ? params.choiceColumn : null,
-      mineColumn,
-    });
+      revealSignature: facts.revealSignature,
+      rngReveal: facts.rngReveal,
+    };
+    turns.push(input);
+    if (!ended) {
+      const state = nextSweeperState(rowsWon, resolveSweeperTurn(input), facts.seed !== null && facts.rngReveal !== null);
+      rowsWon = state.rowsWon;
+      if (state.outcome !== 'running') ended = state.outcome;
+    }
   }
-  // Design §10: a running ticket left idle is closed by the deadline worker, cashed out after a won row, or expired
-  // with its stake back before any (no randomness was drawn).
-  const closedBy = vp.closedBy;
-  if (closedBy !== undefined) {
-    const closable = closedBy === 'idle' && outcome === 'running';
-    checks.add('closed-by', closable, `closedBy ${JSON.stringify(closedBy)} names no idle close of a running ticket`);
-    if (closable) outcome = rowsWon >= 1 ? 'cashed_out' : 'expired';
+  if (closedBy === 'idle') {
+    // The deadline worker closes a running ticket: cashed out after a won row, expired with its stake back before.
+    checks.add('closed-by', ended === null, `an idle close names a ticket its turns already ended (${ended})`);
+    if (ended === null) ended = rowsWon >= 1 ? 'cashed_out' : 'expired';
   }
-  checks.add('ticket-ended', outcome !== 'running', "the receipt's turns do not end the ticket");
-  const payout = outcome === 'cleared' || outcome === 'cashed_out' ? sweeperPayout(wager, mode, rowsWon) : outcome === 'expired' ? wager : 0n;
-  const status = outcome === 'forfeited' || outcome === 'expired' ? outcome : payout > 0n ? 'won' : 'lost';
-  const firstPayload = (turns[0] as Record<string, unknown> | undefined)?.betPayload as Record<string, unknown> | undefined;
-  // A ticket that expired before its first turn has no signed payload: its alias is only the receipt's.
-  const player = firstPayload ?? (turns.length === 0 ? { player: receipt.player } : undefined);
-  const result = isRecord(receipt.result) ? receipt.result : {};
-  const resultColumns = replayed.filter((t) => t.kind === 'choice').map((t) => t.mineColumn);
-  agree(checks, 'outcome', 'the recorded outcome differs from the replayed board', [
-    ['result.outcome', result.outcome, outcome],
-    ['result.rowsWon', result.rowsWon, rowsWon],
-    ['result.resultColumns', result.resultColumns, resultColumns],
-    ['status', receipt.status, status],
-    ['closedBy', receipt.closedBy, closedBy],
-  ]);
-  agreeAmounts(checks, receipt, result, wager, payout);
-  if (!entry) {
-    checks.fail('bet-log-entry', 'verifierPayload.betLogEntry is missing');
-    return { leafHex, rngUses };
+  checks.add('ticket-ended', ended !== null, "the receipt's turns do not end the ticket");
+  const source = sourceOf(receipt);
+  const settledAt = entry?.settledAt;
+  if (!source || typeof settledAt !== 'string' || typeof player !== 'string' || !ended) {
+    if (ended) checks.fail('receipt-fields', !source ? 'source is neither api nor mcp' : 'the bet-log entry has no settledAt');
+    return found;
   }
-  agree(checks, 'bet-log-entry', 'the bet-log entry does not match the verified ticket', [
-    ['receiptId', entry.receiptId, receipt.id],
-    ['game', entry.game, 'sweeper'],
-    ['gameId', entry.gameId, SWEEPER_GAME_ID],
-    ['player', entry.player, player?.player],
-    ['ticketId', entry.ticketId, vp.ticketId],
-    ['mode', entry.mode, mode],
-    ['turns', entry.turns, replayed],
-    ['rowsWon', entry.rowsWon, rowsWon],
-    ['status', entry.status, status],
-    ['outcome', entry.outcome, outcome],
-    ['closedBy', entry.closedBy, closedBy],
-    ['wager', entry.wager, vp.wagerMicro],
-    ['payout', entry.payout, payout.toString()],
-  ]);
-  agree(checks, 'receipt-fields', 'the receipt shows values other than the verified ones', [
-    ['player', receipt.player, player?.player],
-    ['actorAlias', receipt.actorAlias, player?.player],
-    ['receiptId', receipt.receiptId, receipt.id],
-  ]);
-  return { leafHex, rngUses };
+  let rebuilt: ReturnType<typeof buildSweeperSettlement>;
+  try {
+    rebuilt = buildSweeperSettlement({ ticketId: vp.ticketId, mode, wager, player, source, turns, settledAt, ...(closedBy === 'idle' ? { closedBy } : {}) });
+  } catch (err) {
+    checks.fail('outcome', `the ticket cannot be replayed: ${(err as Error).message}`);
+    return found;
+  }
+  compareRebuilt(checks, receipt, rebuilt.receipt as unknown as Record<string, unknown>);
+  return { ...found, leafHex: rebuilt.betLogEntryHash };
 }

@@ -188,8 +188,32 @@ describe('the commit log', () => {
     expect(failed(verifyCommitLog({ commits: forgedCommits, onChain: forgedChain, consistency, rng: new RngAnchors() }))).toEqual(['consistency']);
     expect(failed(verifyCommitLog({ commits, onChain, consistency: () => undefined, rng: new RngAnchors() }))).toEqual(['consistency']);
 
+    // The chain decides: a published reveal other than the memo's is a mismatch; a memo's own bad reveal fails its link.
     const wrongReveal = commits.map((c, i) => (i === 1 ? { ...c, rngReveal: chain.valueHex(2) } : c));
-    expect(failed(verifyCommitLog({ commits: wrongReveal, onChain, consistency: () => [], rng: new RngAnchors() }))).toContain('commit-rng-reveals');
+    expect(failed(verifyCommitLog({ commits: wrongReveal, onChain, consistency, rng: new RngAnchors() }))).toEqual(['published-on-chain']);
+    const badMemo = memosSignedBy(
+      tx(
+        [ANCHOR],
+        [
+          {
+            text: commitMemo({
+              entryCount: 6,
+              betLogRoot: commits[1]!.betLogRoot,
+              stateRoot: 'ab'.repeat(32),
+              totalLiabilities: 5_000_000n,
+              rngIndex: 1,
+              rngRevealHex: chain.valueHex(2),
+              manifestHash: NO_MANIFEST_HASH,
+            }),
+            accounts: [0],
+          },
+        ],
+      ),
+      ANCHOR,
+    )[0]!;
+    const badChain = [...onChain.filter((m) => m.memo.kind !== 'commit' || m.memo.entryCount !== 6), badMemo];
+    const badPublished = commits.map((c, i) => (i === 1 ? { ...c, rngReveal: chain.valueHex(2), signature: badMemo.signature } : c));
+    expect(failed(verifyCommitLog({ commits: badPublished, onChain: badChain, consistency, rng: new RngAnchors() }))).toEqual(['commit-rng-reveals']);
 
     const { commits: c2, onChain: o2, consistency: k2 } = commitLog([1, 2], 7_000_001n);
     expect(failed(verifyCommitLog({ commits: c2, onChain: o2, consistency: k2, rng: new RngAnchors(), vaultBalance: 7_000_000n }))).toEqual(['solvency']);

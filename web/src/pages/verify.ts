@@ -38,7 +38,7 @@ const pins: Pins = {
   },
 };
 
-const STATUS_TEXT = { running: 'Running', pass: 'Passed', fail: 'Failed', skip: 'Skipped' } as const;
+const STATUS_TEXT = { running: 'Running', pass: 'Passed', fail: 'Failed', skip: 'Skipped', error: 'Could not check' } as const;
 
 function item(attrs: Record<string, string>, label: string, name?: string) {
   const badge = h('span', { class: 'badge' }, STATUS_TEXT.running);

@@ -1,0 +1,214 @@
+/**
+ * The whole bet log, entry by entry, in log order: each entry's leaf (from the published entry bundles)
+ * must be the leaf rebuilt from its receipt, the log's root at every size the chain commits must be
+ * reproduced (so a fork or a rewritten entry shows), each RNG index is used once, every reveal links to
+ * a committed chain head, and every receipt passes its own checks.
+ *
+ * It extends a {@link CompactRange}: from empty for a full audit, or from a saved state, so a monitor
+ * verifies only what is new and still proves consistency with everything it verified before.
+ * @module
+ */
+import type { CompactRange } from '../compact-range.ts';
+import { fromHex, toHex } from '../encoding.ts';
+import { Checks, Tally, type Check, type Report } from './report.ts';
+import { completeReceipt, type ReceiptContext, type ReceiptInspection } from './receipt.ts';
+import { checkSessionKey, type SessionKeyLookup } from './session-key.ts';
+import type { SessionKeyUse } from './turn.ts';
+import { IndexSet } from './index-set.ts';
+
+/** A root the log must have at a size: an on-chain commit, or a signed checkpoint. */
+export interface ExpectedRoot {
+  rootHex: string;
+  /** What named it, for the message: `the commit in <signature>`, `the checkpoint`. */
+  source: string;
+}
+
+export interface LogAuditOptions {
+  /** The verified range this audit extends (empty for a full audit). */
+  range: CompactRange;
+  /** Roots to reproduce, by size. */
+  roots: ReadonlyMap<number, ExpectedRoot>;
+  /** RNG indices already used, per chain head (a monitor's saved state); updated in place. */
+  used?: Map<string, IndexSet>;
+  /** Chain state for each receipt's remaining checks (RNG links, its anchor's commit memo). */
+  context: Omit<ReceiptContext, 'ackPublicKey' | 'sessionKey'>;
+  /**
+   * Full reports kept for failing receipts, at most.
+   * @defaultValue 200
+   */
+  maxReports?: number;
+}
+
+/** One log entry as read: its leaf from the entry bundle, and its receipt's inspection (null when not served). */
+export interface AuditEntry {
+  index: number;
+  leafHex: string;
+  inspection: ReceiptInspection | null;
+  /** Why the receipt is missing: withheld by the service (a violation) or not reachable. */
+  problem?: { reason: string; withheld: boolean } | null;
+}
+
+// `turn[3].commitment` and `commitment` count as one check across receipts.
+const baseName = (name: string): string => name.replace(/^turn\[\d+\]\./, '');
+
+export class LogAudit {
+  readonly range: CompactRange;
+  readonly used: Map<string, IndexSet>;
+  readonly #opts: LogAuditOptions;
+  readonly #from: number;
+  readonly #served = new Tally('entries-served');
+  readonly #leaves = new Tally('entry-leaves');
+  readonly #roots = new Tally('commit-roots');
+  readonly #unique = new Tally('rng-index-unique');
+  readonly #receipts = new Tally('receipts');
+  readonly #byName = new Map<string, { pass: number; fail: string[]; error: string[] }>();
+  readonly #failed: Report[] = [];
+  #failedCount = 0;
+  readonly #keys = new Map<string, { index: number; receiptId: string; use: SessionKeyUse }[]>();
+  /** Roots reproduced, by size (for the caller's saved state). */
+  readonly reproduced = new Map<number, string>();
+
+  constructor(options: LogAuditOptions) {
+    this.#opts = options;
+    this.range = options.range.clone();
+    this.#from = this.range.size;
+    this.used = options.used ?? new Map();
+  }
+
+  get size(): number {
+    return this.range.size;
+  }
+
+  /**
+   * Adds the next entry (entries must come in log order, without gaps).
+   * @throws {RangeError} when `entry.index` is not the next index
+   */
+  add(entry: AuditEntry): void {
+    if (entry.index !== this.range.size) throw new RangeError(`entry ${entry.index} is not the next entry (${this.range.size})`);
+    this.range.append(fromHex(entry.leafHex, 32));
+    const expected = this.#opts.roots.get(this.range.size);
+    if (expected) {
+      const root = toHex(this.range.root());
+      this.reproduced.set(this.range.size, root);
+      this.#roots.item(
+        root === expected.rootHex
+          ? null
+          : `${expected.source} names root ${expected.rootHex.slice(0, 12)}… for size ${this.range.size}, the published entries give ${root.slice(0, 12)}… (a fork or a rewritten entry)`,
+      );
+    }
+    const { inspection } = entry;
+    if (!inspection) {
+      const reason = `entry ${entry.index} has no receipt${entry.problem ? `: ${entry.problem.reason}` : ''}`;
+      if (entry.problem && !entry.problem.withheld) this.#served.unchecked(reason);
+      else this.#served.item(reason);
+      return;
+    }
+    this.#served.item(null);
+    const id = inspection.receiptId ?? `#${entry.index}`;
+    this.#leaves.item(inspection.leafHex === entry.leafHex ? null : `entry ${entry.index} (${id}) is not the entry rebuilt from its receipt`);
+    const report = completeReceipt(inspection, this.#opts.context);
+    if (inspection.anchor && inspection.anchor.betLogIndex !== entry.index) {
+      report.checks.push({
+        name: 'log-entry',
+        status: 'fail',
+        reason: `the receipt says index ${inspection.anchor.betLogIndex}, the log has it at ${entry.index}`,
+      });
+    }
+    for (const use of inspection.rngUses) {
+      let set = this.used.get(use.head);
+      if (!set) {
+        set = new IndexSet();
+        this.used.set(use.head, set);
+      }
+      const fresh = set.add(use.index);
+      this.#unique.item(fresh ? null : `rng index ${use.index} of chain ${use.head.slice(0, 12)}… is used again by ${id} (entry ${entry.index})`);
+      if (!fresh) report.checks.push({ name: 'rng-index-unique', status: 'fail', reason: `rng index ${use.index} was used by an earlier entry` });
+    }
+    for (const use of inspection.sessionKeys) {
+      const list = this.#keys.get(use.sessionPubkey) ?? [];
+      list.push({ index: entry.index, receiptId: id, use });
+      this.#keys.set(use.sessionPubkey, list);
+    }
+    this.#tallyReceipt(id, report.checks, report);
+  }
+
+  /** Entries `[from, to)` that the chain commits but that could not be read (`fail`: withheld; `error`: unreachable). */
+  missing(from: number, to: number, reason: string, kind: 'fail' | 'error'): void {
+    if (kind === 'fail') this.#served.item(`entries ${from}…${to - 1}: ${reason}`);
+    else this.#served.unchecked(`entries ${from}…${to - 1}: ${reason}`);
+  }
+
+  /** Each session key the audited entries used, with one bet that names it (for the service's pointer). */
+  sessionKeys(): { sessionPubkey: string; betPayloadHash: string }[] {
+    return [...this.#keys].map(([sessionPubkey, uses]) => ({ sessionPubkey, betPayloadHash: (uses[0] as { use: SessionKeyUse }).use.betPayloadHash }));
+  }
+
+  #tallyReceipt(id: string, checks: readonly Check[], report: Report): void {
+    let bad = false;
+    for (const c of checks) {
+      if (c.status === 'skip') continue;
+      const name = baseName(c.name);
+      let counts = this.#byName.get(name);
+      if (!counts) {
+        counts = { pass: 0, fail: [], error: [] };
+        this.#byName.set(name, counts);
+      }
+      if (c.status === 'pass') counts.pass++;
+      else {
+        (c.status === 'fail' ? counts.fail : counts.error).push(id);
+        bad = true;
+      }
+    }
+    const failed = checks.filter((c) => c.status === 'fail').map((c) => c.name);
+    this.#receipts.item(failed.length ? `${id}: ${failed.join(', ')}` : null);
+    if (bad) {
+      this.#failedCount++;
+      if (this.#failed.length < (this.#opts.maxReports ?? 200)) this.#failed.push({ ...report, ok: !checks.some((c) => c.status === 'fail') });
+    }
+  }
+
+  /**
+   * Checks each bet's session key against its on-chain history, then returns the audit's summary
+   * report followed by a report per failing receipt.
+   */
+  finish(lookup: (sessionPubkey: string) => SessionKeyLookup | undefined, subject?: string): Report[] {
+    const keys = new Tally('session-key');
+    for (const [key, uses] of this.#keys) {
+      const found = lookup(key);
+      for (const { receiptId, use } of uses) {
+        const checks = new Checks();
+        checkSessionKey(use, found, checks);
+        const c = checks.list[0] as Check;
+        if (c.status === 'fail') keys.item(`${receiptId}: ${c.reason}`);
+        else if (c.status === 'error') keys.unchecked(`${receiptId}: ${c.reason}`);
+        else if (c.status === 'pass') keys.item(null);
+        if (c.status === 'fail' || c.status === 'error') {
+          const existing = this.#failed.find((r) => r.subject === `receipt ${receiptId}`);
+          if (existing) {
+            existing.checks.push(c);
+            existing.ok = existing.ok && c.status !== 'fail';
+          } else if (this.#failed.length < (this.#opts.maxReports ?? 200)) {
+            this.#failed.push({ subject: `receipt ${receiptId}`, ok: c.status !== 'fail', checks: [c] });
+          }
+        }
+      }
+    }
+    const checks = new Checks();
+    this.#served.record(checks, 'no entries to read');
+    this.#leaves.record(checks, 'no entries to read');
+    this.#roots.record(checks, 'no commit or checkpoint size in this range');
+    this.#unique.record(checks, 'no RNG index used');
+    keys.record(checks, 'no session key used');
+    this.#receipts.record(checks, 'no receipts');
+    for (const [name, counts] of [...this.#byName].sort(([a], [b]) => a.localeCompare(b))) {
+      const total = counts.pass + counts.fail.length + counts.error.length;
+      const list = (ids: string[]) => `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ` (and ${ids.length - 5} more)` : ''}`;
+      if (counts.fail.length) checks.fail(name, `${counts.fail.length} of ${total} receipts fail it: ${list(counts.fail)}`);
+      else if (counts.error.length) checks.error(name, `${counts.error.length} of ${total} receipts could not be checked: ${list(counts.error)}`);
+      else checks.pass(name);
+    }
+    const extra = this.#failedCount > this.#failed.length ? ` (${this.#failedCount - this.#failed.length} more failing receipts not listed)` : '';
+    const summary = checks.report(subject ?? `bet log entries ${this.#from}…${this.range.size - 1} (${this.range.size - this.#from} verified)${extra}`);
+    return [summary, ...this.#failed];
+  }
+}

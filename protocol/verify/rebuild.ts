@@ -1,0 +1,86 @@
+/**
+ * Rebuild, don't copy: a receipt is compared with the one `protocol/` builds from its verifiable inputs,
+ * field by field, so no copied field (a seed, a payout, `won`, a turn's reveal) goes unchecked. Each
+ * difference is reported under the check its field belongs to.
+ * @module
+ */
+import type { Checks } from './report.ts';
+
+const MAX_SHOWN = 5;
+
+/** Paths (`result.payout`, `input.turns[1].clientSeedRaw`) where two JSON values differ, with both values. */
+export function jsonDifferences(got: unknown, want: unknown): string[] {
+  const out: string[] = [];
+  walk(got, want, [], out);
+  return out;
+}
+
+// Paths are built only for the fields that differ: the walk is on every receipt of a bulk audit.
+function walk(got: unknown, want: unknown, path: (string | number)[], out: string[]): void {
+  if (out.length >= 64 || got === want) return;
+  const at = () => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i ? `.${p}` : p)).join('') || '.';
+  if (Array.isArray(got) && Array.isArray(want)) {
+    if (got.length !== want.length) out.push(`${at()} has ${got.length} items, expected ${want.length}`);
+    for (let i = 0; i < Math.min(got.length, want.length); i++) {
+      path.push(i);
+      walk(got[i], want[i], path, out);
+      path.pop();
+    }
+    return;
+  }
+  if (isObj(got) && isObj(want)) {
+    for (const key in want) {
+      path.push(key);
+      if (!Object.hasOwn(got, key)) out.push(`${at()} is missing`);
+      else walk(got[key], want[key], path, out);
+      path.pop();
+    }
+    for (const key in got) {
+      if (Object.hasOwn(want, key)) continue;
+      path.push(key);
+      out.push(`${at()} is not part of the format`);
+      path.pop();
+    }
+    return;
+  }
+  if (!Object.is(got, want)) out.push(`${at()} is ${JSON.stringify(got) ?? 'undefined'}, expected ${JSON.stringify(want) ?? 'undefined'}`);
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const CATEGORIES: [string, RegExp][] = [
+  ['bet-log-entry', /^verifierPayload\.betLogEntry\b/],
+  ['outcome', /^(status|closedBy|result\.(roll|rollDisplay|won|status|outcome|rowsWon|resultColumns))\b/],
+  ['payout', /^(betAmount|payout|profit|result\.(payout|payoutMicro|profit|multiplierBps))\b/],
+];
+
+/**
+ * Compares a served receipt (its anchor aside) with the rebuilt one and records `bet-log-entry`,
+ * `outcome`, `payout` and `receipt-fields`, each failing with the fields of its kind that differ.
+ */
+export function compareRebuilt(checks: Checks, served: Record<string, unknown>, rebuilt: Record<string, unknown>): boolean {
+  const { anchor: _a, ...got } = served;
+  const { anchor: _b, ...want } = rebuilt;
+  const diffs = jsonDifferences(got, want);
+  const byCheck = new Map<string, string[]>([
+    ['bet-log-entry', []],
+    ['outcome', []],
+    ['payout', []],
+    ['receipt-fields', []],
+  ]);
+  for (const d of diffs) {
+    const check = CATEGORIES.find(([, re]) => re.test(d))?.[0] ?? 'receipt-fields';
+    byCheck.get(check)!.push(d);
+  }
+  const what: Record<string, string> = {
+    'bet-log-entry': 'the bet-log entry is not the one rebuilt from the verified bet',
+    outcome: 'the recorded outcome differs from the recomputed one',
+    payout: 'the recorded amounts differ from the recomputed ones',
+    'receipt-fields': 'the receipt shows values other than the verified ones',
+  };
+  for (const [check, list] of byCheck) {
+    const more = list.length > MAX_SHOWN ? ` (and ${list.length - MAX_SHOWN} more)` : '';
+    checks.add(check, list.length === 0, `${what[check]}: ${list.slice(0, MAX_SHOWN).join('; ')}${more}`);
+  }
+  return diffs.length === 0;
+}

@@ -1,0 +1,154 @@
+// Transparency reads for verifiers: bet-log tiles and entry bundles (C2SP tlog-tiles), receipt bundles,
+// signed checkpoints, the trust root's key history, and the on-chain pointer to a session key's setup.
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.ts';
+import { parseBetLogItem } from './anchor-tree.ts';
+import { HASH_LENGTH } from '../protocol/merkle.ts';
+import { TILE_HEIGHT, TILE_WIDTH, encodeEntryBundle, nodesAtTileLevel } from '../protocol/tlog-tiles.ts';
+import { canonicalize } from '../protocol/jcs.ts';
+import { utf8 } from '../protocol/encoding.ts';
+import type { TrustRootKey, TrustRootRole } from '../protocol/trust-root.ts';
+
+/** Where a session key's latest setup or revocation sits on-chain, as the indexer applied it. */
+export interface SessionKeyPointer {
+  betPayloadHash: string;
+  sessionPubkey: string;
+  signature: string;
+  slot: number;
+}
+
+export class TransparencyStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+  ) {}
+
+  /** The size of the latest commit: tiles are served for the committed tree only. */
+  async committedSize(): Promise<number> {
+    return Number((await this.redis.hget(this.keys.anchor(), 'committedSize')) ?? 0);
+  }
+
+  /**
+   * Hash tile (`level`, `index`) with `width` hashes, or null when a tree of `treeSize` has fewer there.
+   * Tile level L holds the tree's nodes at height 8L, which the worker persists level by level.
+   */
+  async hashTile(level: number, index: number, width: number, treeSize: number): Promise<Uint8Array | null> {
+    const start = index * TILE_WIDTH;
+    if (start + width > nodesAtTileLevel(treeSize, level)) return null;
+    const bytes = await this.redis.getrangeBuffer(this.keys.betLogNodes(level * TILE_HEIGHT), start * HASH_LENGTH, (start + width) * HASH_LENGTH - 1);
+    if (!bytes || bytes.length !== width * HASH_LENGTH) throw new Error(`bet-log tree level ${level * TILE_HEIGHT} lacks nodes ${start}…${start + width - 1}`);
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+
+  /** The stored receipts of entries `[index·256, index·256 + width)`: body and filled anchor, as JSON text. */
+  async #stored(index: number, width: number, treeSize: number): Promise<{ id: string; body: string; anchor: string | null }[] | null> {
+    const start = index * TILE_WIDTH;
+    if (start + width > treeSize) return null;
+    const items = await this.redis.lrange(this.keys.betLog(), start, start + width - 1);
+    if (items.length !== width) throw new Error(`the bet log holds fewer than ${start + width} entries`);
+    const pipeline = this.redis.pipeline();
+    const ids = items.map((item, i) => parseBetLogItem(item, start + i).receiptId);
+    for (const id of ids) pipeline.hmget(this.keys.receipt(id), 'body', 'anchor');
+    const replies = (await pipeline.exec()) ?? [];
+    return ids.map((id, i) => {
+      const [err, value] = replies[i] ?? [];
+      const [body, anchor] = (value ?? []) as (string | null)[];
+      if (err || !body) throw new Error(`bet-log entry ${start + i} names receipt ${id}, which is not stored`);
+      return { id, body, anchor: anchor ?? null };
+    });
+  }
+
+  /** Receipts of entries `[index·256, index·256 + width)`, in log order (null past `treeSize`). */
+  async receiptBundle(index: number, width: number, treeSize: number): Promise<Record<string, unknown>[] | null> {
+    const stored = await this.#stored(index, width, treeSize);
+    return stored?.map((r) => JSON.parse(receiptJson(r.body, r.anchor)) as Record<string, unknown>) ?? null;
+  }
+
+  /** The same as JSON text, `{"receipts":[…]}`, without parsing each receipt (a bulk read's hot path). */
+  async receiptBundleJson(index: number, width: number, treeSize: number): Promise<string | null> {
+    const stored = await this.#stored(index, width, treeSize);
+    return stored ? `{"receipts":[${stored.map((r) => receiptJson(r.body, r.anchor)).join(',')}]}` : null;
+  }
+
+  /** Entry bundle `index`: each entry's canonical JSON (its leaf data), from the receipts. */
+  async entryBundle(index: number, width: number, treeSize: number): Promise<Uint8Array | null> {
+    const stored = await this.#stored(index, width, treeSize);
+    if (!stored) return null;
+    return encodeEntryBundle(stored.map((r) => utf8(canonicalize(entryOf(r.body)))));
+  }
+
+  /** Stores a signed checkpoint of `size` (idempotent: one size has one root, and Ed25519 is deterministic). */
+  async saveCheckpoint(size: number, note: string): Promise<void> {
+    await this.redis.zadd(this.keys.betLogCheckpoints(), size, note);
+  }
+
+  /** The newest signed checkpoint and its size. */
+  async latestCheckpoint(): Promise<{ size: number; note: string } | null> {
+    const [note, score] = await this.redis.zrange(this.keys.betLogCheckpoints(), '-1', '-1', 'WITHSCORES');
+    return note === undefined ? null : { size: Number(score), note };
+  }
+
+  /**
+   * Records that `keys` are published now, keeping the first time each was seen, and returns every key
+   * ever published per role, oldest first (a rotated key stays listed).
+   */
+  async publishKeys(keys: Record<TrustRootRole, string>, nowIso: string): Promise<Record<TrustRootRole, TrustRootKey[]>> {
+    const pipeline = this.redis.pipeline();
+    for (const [role, publicKey] of Object.entries(keys)) pipeline.hsetnx(this.keys.trustRootKeys(), `${role}:${publicKey}`, nowIso);
+    await pipeline.exec();
+    const all = await this.redis.hgetall(this.keys.trustRootKeys());
+    const out: Record<TrustRootRole, TrustRootKey[]> = { ack: [], anchor: [], keeper: [] };
+    for (const [field, validFrom] of Object.entries(all)) {
+      const [role, publicKey] = field.split(':') as [TrustRootRole, string];
+      if (Object.hasOwn(out, role)) out[role].push({ publicKey, validFrom });
+    }
+    for (const list of Object.values(out)) list.sort((a, b) => Date.parse(a.validFrom) - Date.parse(b.validFrom) || a.publicKey.localeCompare(b.publicKey));
+    return out;
+  }
+
+  /** The on-chain pointer for the key that committed bet `betPayloadHash`; null when unknown. */
+  async sessionKeyPointer(betPayloadHash: string): Promise<SessionKeyPointer | null> {
+    const [wallet, sessionPubkey] = await this.redis.hmget(this.keys.bet(betPayloadHash), 'wallet', 'sessionPubkey');
+    if (!wallet || !sessionPubkey) return null;
+    const raw = await this.redis.hget(this.keys.sessionKeys(wallet), sessionPubkey);
+    if (!raw) return null;
+    const state = JSON.parse(raw) as { signature?: unknown; slot?: unknown };
+    if (typeof state.signature !== 'string') return null;
+    return { betPayloadHash, sessionPubkey, signature: state.signature, slot: Number(state.slot) };
+  }
+}
+
+/**
+ * A stored receipt with its filled anchor, as JSON text. The body is the receipt as written at settlement
+ * (protocol/receipt.ts: the pending anchor, then createdAt, last); the anchor is spliced in place of the
+ * pending one, and any body of another shape is parsed and rebuilt instead.
+ */
+export function receiptJson(body: string, anchor: string | null): string {
+  if (!anchor) return body;
+  const at = body.lastIndexOf(',"anchor":{"status":"pending_commit"');
+  const end = at < 0 ? -1 : body.indexOf('}', at) + 1;
+  if (end > 0 && /^,"createdAt":"[^"]*"\}$/.test(body.slice(end))) return `${body.slice(0, at)},"anchor":${anchor}${body.slice(end)}`;
+  const receipt = JSON.parse(body) as Record<string, unknown>;
+  receipt.anchor = JSON.parse(anchor);
+  return JSON.stringify(receipt);
+}
+
+/** The bet-log entry of a stored receipt body: only that object is parsed when it can be found. */
+export function entryOf(body: string): unknown {
+  const key = '"betLogEntry":{';
+  const at = body.indexOf(key);
+  if (at >= 0) {
+    let depth = 0;
+    let inString = false;
+    for (let i = at + key.length - 1; i < body.length; i++) {
+      const c = body.charCodeAt(i);
+      if (inString) {
+        if (c === 0x5c) i++;
+        else if (c === 0x22) inString = false;
+      } else if (c === 0x22) inString = true;
+      else if (c === 0x7b || c === 0x5b) depth++;
+      else if ((c === 0x7d || c === 0x5d) && --depth === 0) return JSON.parse(body.slice(at + key.length - 1, i + 1));
+    }
+  }
+  return (JSON.parse(body) as { verifierPayload?: { betLogEntry?: unknown } }).verifierPayload?.betLogEntry;
+}
