@@ -38,6 +38,13 @@ import type { HouseDeps } from './house/view.ts';
 import type { WorkerDeps } from './anchor-worker/worker.ts';
 import type { ApiDeps } from './api/deps.ts';
 import { StateProofs } from './funding/state-proof.ts';
+import { AgentStore } from './store/agents.ts';
+import { AgentKeys } from './agents/agent-keys.ts';
+import { AgentLimits } from './agents/limits.ts';
+import { AgentArcade } from './agents/arcade.ts';
+import { offerOnlyTopUps, type TopUps } from './agents/top-ups.ts';
+import { X402Error, X402Payments, facilitatorFromConfig, x402NetworkOf } from './payments/x402.ts';
+import { loadX402FeePayer } from './payments/fee-payer.ts';
 
 export interface Stores {
   ledger: LedgerStore;
@@ -48,6 +55,7 @@ export interface Stores {
   manifests: ManifestStore;
   rng: RngStore;
   indexer: IndexerStore;
+  agents: AgentStore;
 }
 
 export interface Wiring {
@@ -76,6 +84,9 @@ export interface Wiring {
   player: PlayerDeps;
   house: HouseDeps;
   worker: WorkerDeps;
+  agentKeys: AgentKeys;
+  agents: AgentArcade;
+  topUps: TopUps;
   close(): Promise<void>;
 }
 
@@ -105,11 +116,14 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     manifests: new ManifestStore(redis, keys, scripts),
     rng: new RngStore(redis, keys, scripts),
     indexer: new IndexerStore(redis, keys, scripts),
+    agents: new AgentStore(redis, keys, scripts),
   };
   const clock = overrides.clock ?? (() => new Date());
   const operator = await loadOperatorKeys(config.keysDir, config.localnet);
   const aliases = new Aliases(loadSecret(config.keysDir, 'alias', config.localnet));
   const saltSecret = loadSecret(config.keysDir, 'salt', config.localnet);
+  // Seals the agent session keys at rest (design §9); like the other secrets, made on localnet, required elsewhere.
+  const agentSealingKey = loadSecret(config.keysDir, 'agent', config.localnet);
   const rpc = createRpc(rpcUrl);
 
   let faucet: OperatorKey | null = null;
@@ -144,7 +158,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const links = explorerLinks({ baseUrl: config.EXPLORER_BASE_URL, cluster: config.cluster, rpcUrl: config.PUBLIC_RPC_URL ?? rpcUrl });
 
   const dice = new DiceGame({ bets: stores.bets, rng: stores.rng, ackOf });
-  const sweeper = new SweeperGame({ bets: stores.bets, tickets: stores.tickets, rng: stores.rng, ackOf, clock, limits });
+  const sweeper = new SweeperGame({ bets: stores.bets, tickets: stores.tickets, rng: stores.rng, ackOf, clock, limits, agentLimits: config.agentLimits });
   const lifecycle = new BetLifecycle({
     bets: stores.bets,
     games: { dice, sweeper },
@@ -152,8 +166,29 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     ackOf,
     rngValue,
     clock,
-    settings: { prepareTtlMs: config.PREPARE_TTL_MS, revealDeadlineMs: config.REVEAL_DEADLINE_MS, limits },
+    settings: { prepareTtlMs: config.PREPARE_TTL_MS, revealDeadlineMs: config.REVEAL_DEADLINE_MS, limits, agent: config.agentLimits },
   });
+  const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
+  const agentLimits = new AgentLimits({ store: stores.agents, settings: config.agentLimits, clock });
+  const agents = new AgentArcade({ lifecycle, sweeper, tickets: stores.tickets, bets: stores.bets, keys: agentKeys, limits: agentLimits });
+  // Until payments/top-up.ts is wired here, MCP top_up offers through payments/x402.ts and refuses paid calls.
+  // The fee payer key is made here on localnet, before API processes fork, so they all read the same one.
+  if (config.localnet) await loadX402FeePayer(config.keysDir, true);
+  let x402: Promise<X402Payments> | null = null;
+  const x402Payments = () =>
+    (x402 ??= loadX402FeePayer(config.keysDir, config.localnet).then(
+      (feePayer) => {
+        const network = x402NetworkOf(config.cluster);
+        const facilitator = facilitatorFromConfig({ network, rpcUrl, feePayer: () => feePayer.signer });
+        return new X402Payments({ network, usdcMint: setup.usdcMint, payTo: setup.vaultAuthority, facilitator });
+      },
+      (err: unknown) => {
+        x402 = null;
+        throw new X402Error('X402_CONFIG_ERROR', 'fee_payer_unavailable', 'the x402 fee payer key is not on this host', {}, { cause: err });
+      },
+    ));
+  const publicBase = config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+  const topUps = offerOnlyTopUps(x402Payments, `${publicBase.replace(/\/$/, '')}/api/protocol/v1/player/x402-deposit`);
   const tail: TailDeps = {
     rpc,
     ledger: stores.ledger,
@@ -225,6 +260,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     player: { ledger: stores.ledger, rpc, setup, tail, aliasOf },
     house: { ledger: stores.ledger, rpc, vaultTokenAccount: setup.vaultTokenAccount, lpMint: setup.lpMint, limits, clock, startedAtMs },
     worker,
+    agentKeys,
+    agents,
+    topUps,
     close,
   };
 }
@@ -257,5 +295,8 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     links: w.links,
     stateProofs: new StateProofs({ anchors: stores.anchors, saltSecret: w.saltSecret }),
     faucet: w.faucet ? { key: w.faucet, rpc: w.rpc, setup: w.setup } : null,
+    agentKeys: w.agentKeys,
+    agents: w.agents,
+    topUps: w.topUps,
   };
 }

@@ -22,6 +22,8 @@ import betLogRoutes from './routes/bet-log.ts';
 import journalRoutes from './routes/journal.ts';
 import stateProofRoutes from './routes/state-proof.ts';
 import sweeperRoutes from './routes/sweeper.ts';
+import agentKeyRoutes from './routes/agent-key.ts';
+import mcpRoutes from './mcp/route.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 
@@ -98,6 +100,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(journalRoutes);
       await api.register(stateProofRoutes);
       await api.register(sweeperRoutes);
+      await api.register(agentKeyRoutes);
+      await api.register(mcpRoutes);
     },
     { prefix: '/api' },
   );

@@ -11,6 +11,9 @@ import type { DiceGame } from '../games/dice.ts';
 import type { BetLifecycle } from '../games/lifecycle.ts';
 import type { SweeperGame } from '../games/sweeper.ts';
 import type { HouseDeps } from '../house/view.ts';
+import type { AgentArcade } from '../agents/arcade.ts';
+import type { AgentKeys } from '../agents/agent-keys.ts';
+import type { TopUps } from '../agents/top-ups.ts';
 import type { AnchorStore } from '../store/anchor-store.ts';
 import type { ManifestStore } from '../store/anchor-manifests.ts';
 import type { AuthStore } from '../store/auth.ts';
@@ -45,6 +48,11 @@ export interface ApiDeps {
   chain: ChainInfo;
   links: ExplorerLinks;
   stateProofs: StateProofs;
+  /** The MCP agents: their service-held session keys, and their plays under the agent limits. */
+  agentKeys: AgentKeys;
+  agents: AgentArcade;
+  /** x402 top-ups, for the MCP `top_up` tool. */
+  topUps: TopUps;
   /** localnet only: the dev faucet. */
   faucet: { key: OperatorKey; rpc: SolanaRpc; setup: ChainSetup } | null;
 }

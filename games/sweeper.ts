@@ -9,6 +9,7 @@ import { sweeperReceiptId, type PlaySource } from '../protocol/receipt.ts';
 import { buildSweeperSettlement, nextSweeperState, resolveSweeperTurn, sweeperTicketPayout } from '../protocol/sweeper-receipt.ts';
 import { isSweeperMode, SWEEPER_MODES, SWEEPER_ROWS, sweeperMultiplierBps, sweeperPayout, type SweeperMode } from '../protocol/sweeper.ts';
 import type { LimitSettings } from '../protocol/house.ts';
+import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import type { AckSource, BetRecord, BetStore } from '../store/bets.ts';
 import type { TicketRecord, TicketStore, TicketTurn } from '../store/tickets.ts';
 import type { RngStore } from '../store/rng.ts';
@@ -22,6 +23,8 @@ export interface SweeperDeps {
   ackOf: (bet: AckSource) => Ack;
   clock: () => Date;
   limits: LimitSettings;
+  /** An MCP ticket's stake counts against the agent window at open (design §9). */
+  agentLimits: AgentLimitSettings;
 }
 
 /** The contract's ticket, plus what a client needs to play the next turn. */
@@ -86,16 +89,19 @@ export class SweeperGame implements Game {
     }
     await lifecycle.preflight(wallet, { ...preflight, locks: 'stake' });
     const id = `t_${randomBytes(12).toString('hex')}`;
+    const now = this.deps.clock();
     const result = await tickets.open(wallet, {
       id,
       mode,
       wager,
       fullPayout,
       sessionPubkey: input.sessionPubkey,
-      createdAt: this.deps.clock().toISOString(),
+      createdAt: now.toISOString(),
       serverSeedHash: (await this.deps.rng.head()) ?? '',
       source,
       limits: this.deps.limits,
+      agent: this.deps.agentLimits,
+      nowMs: now.getTime(),
     });
     if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
     const ticket = await tickets.get(id);
@@ -266,6 +272,7 @@ export class SweeperGame implements Game {
               wager: ticket.wager.toString(),
               payout: payout.toString(),
               status,
+              source: ticket.source,
             }),
           },
           recentJson: JSON.stringify({
@@ -277,6 +284,7 @@ export class SweeperGame implements Game {
             wager: microToNumber(ticket.wager),
             payout: microToNumber(payout),
             endedAt: settledAt,
+            source: ticket.source,
           }),
           playJson: JSON.stringify({
             game: 'sweeper',

@@ -76,6 +76,7 @@ export const LEDGER_REJECTIONS = {
   cashout_zero: 'A cashout needs at least one cleared row',
   session_key: 'The session key is not authorized for this wallet (or was revoked)',
   rng_exhausted: 'No operator RNG chain is committed yet; retry shortly',
+  agent_wager_limit: 'Agent wager limit reached.',
 } as const;
 
 export type LedgerRejection = keyof typeof LEDGER_REJECTIONS;
@@ -90,6 +91,7 @@ const DETAIL_FIELD: Partial<Record<LedgerRejection, string>> = {
   max_exposure: 'limitMicro',
   house_closed: 'limitMicro',
   ticket_active: 'ticketId',
+  agent_wager_limit: 'wageredMicro',
 };
 
 /**

@@ -8,6 +8,11 @@ export class Keys {
   activeTicket = (wallet: string) => `${this.prefix}:{${wallet}}:ticket`;
   recentPlays = (wallet: string, game: 'dice' | 'sweeper') => `${this.prefix}:{${wallet}}:recent:${game}`;
   withdrawals = (wallet: string) => `${this.prefix}:{${wallet}}:withdrawals`;
+  /** The wallet's agent session key, its secret sealed (AES-256-GCM). */
+  agentKey = (wallet: string) => `${this.prefix}:{${wallet}}:agent:key`;
+  /** The agent's rolling window: a zset of `<play id>:<stake micro>` scored by commit time, and their running total. */
+  agentWagers = (wallet: string) => `${this.prefix}:{${wallet}}:agent:wagers`;
+  agentWagered = (wallet: string) => `${this.prefix}:{${wallet}}:agent:wagered`;
 
   prepared = (betPayloadHash: string) => `${this.prefix}:prep:${betPayloadHash}`;
   bet = (betPayloadHash: string) => `${this.prefix}:bet:${betPayloadHash}`;

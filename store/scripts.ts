@@ -6,8 +6,8 @@ import type { Redis } from 'ioredis';
 /** Every script and how many keys it takes. */
 export const SCRIPTS = {
   applyChainItem: 7,
-  commitBet: 12,
-  openTicket: 7,
+  commitBet: 14,
+  openTicket: 9,
   settleTurn: 13,
   prepareView: 4,
   renewLease: 1,
@@ -20,6 +20,7 @@ export const SCRIPTS = {
   finalizeCommit: 3,
   claimManifestDraft: 1,
   publishManifest: 3,
+  agentWindow: 2,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,7 +1,8 @@
 -- Opens a Sweeper ticket: one active ticket per wallet; reserves the stake and the full-board exposure.
--- KEYS: player, sessionKeys, activeTicket, ticket, house, journal, seq
+-- An MCP ticket's stake counts against the wallet's agent window at open (design §9).
+-- KEYS: player, sessionKeys, activeTicket, ticket, house, journal, seq, agentWagers, agentWagered
 -- ARGV: wallet, ticketId, mode, wager, fullPayout, exposureDelta, sessionPubkey, createdAt, serverSeedHash,
---       maxExposureBps, maxPayoutBps, maxBetBps, source
+--       maxExposureBps, maxPayoutBps, maxBetBps, source, nowMs, agentMaxWagered, agentWindowMs
 local wallet, ticketId, wager, exposureDelta = ARGV[1], ARGV[2], ARGV[4], ARGV[6]
 if redis.call('EXISTS', KEYS[3]) == 1 then return {'err', 'ticket_active', redis.call('GET', KEYS[3])} end
 local keyState = redis.call('HGET', KEYS[2], ARGV[7])
@@ -10,11 +11,17 @@ local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias')
 if num(wager) > num(player[1]) then return {'err', 'insufficient_balance', player[1] or '0'} end
 local limitError = check_limits(KEYS[5], num(wager), num(ARGV[5]), num(exposureDelta), num(ARGV[10]), num(ARGV[11]), num(ARGV[12]))
 if limitError then return limitError end
+local agentStake = ARGV[13] == 'mcp'
+if agentStake then
+  local capError = agent_cap(KEYS[8], KEYS[9], num(ARGV[14]), num(ARGV[16]), num(ARGV[15]), wager)
+  if capError then return capError end
+end
 
 redis.call('SET', KEYS[3], ticketId)
 redis.call('HSET', KEYS[4], 'wallet', wallet, 'status', 'running', 'mode', ARGV[3], 'wager', wager, 'fullPayout', ARGV[5],
   'exposureDelta', exposureDelta, 'rowsWon', '0', 'pendingTurn', '', 'createdAt', ARGV[8], 'nonce', player[2] or '0',
   'serverSeedHash', ARGV[9], 'turns', '[]', 'source', ARGV[13])
 lock_stake(KEYS[1], KEYS[5], wager, exposureDelta)
+if agentStake then agent_record(KEYS[8], KEYS[9], ARGV[14], num(ARGV[16]), ticketId, wager) end
 journal(KEYS[6], KEYS[7], 'ticket_opened', ARGV[8], cjson.encode({ game = 'sweeper', player = player[3], ticketId = ticketId, mode = ARGV[3], wager = wager }))
 return {'ok', player[2] or '0'}
