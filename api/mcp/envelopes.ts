@@ -8,13 +8,10 @@ import { X402Error } from '../../payments/x402.ts';
 import { AgentLimitError } from '../../agents/limits.ts';
 import { ERROR_STATUS } from '../../schemas/errors.ts';
 
-/** A tool's answer: the structured result, a short summary, and the same result as JSON for text-only clients. */
+/** A tool's answer: the structured result and a short summary of it in words. */
 export function toolResult(structuredContent: Record<string, unknown>, summary: string, isError = false): CallToolResult {
   return {
-    content: [
-      { type: 'text', text: summary },
-      { type: 'text', text: JSON.stringify(structuredContent) },
-    ],
+    content: [{ type: 'text', text: summary }],
     structuredContent,
     ...(isError ? { isError: true } : {}),
   };

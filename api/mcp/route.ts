@@ -15,7 +15,9 @@ function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply) {
 
 export default async function mcpRoutes(app: FastifyInstance) {
   const parts: McpParts = { agents: app.agents, bets: app.bets, house: app.house, topUps: app.topUps };
-  const schema = { tags: ['mcp'], summary: 'MCP Streamable HTTP (stateless), the tools of design §9', security: [{ bearer: [] }], hide: false };
+  // JSON-RPC, not REST: the transport answers protocol errors in JSON-RPC, so the route stays out of the OpenAPI
+  // document (whose routes all speak the REST envelope); the README describes it.
+  const schema = { hide: true };
 
   app.post('/mcp', { onRequest: app.requireWallet, schema }, async (request, reply) => {
     const server = agentServer(parts, request.wallet, request.log);
@@ -37,6 +39,6 @@ export default async function mcpRoutes(app: FastifyInstance) {
       }
     }
   });
-  app.get('/mcp', { onRequest: app.requireWallet, schema: { ...schema, hide: true } }, methodNotAllowed);
-  app.delete('/mcp', { onRequest: app.requireWallet, schema: { ...schema, hide: true } }, methodNotAllowed);
+  app.get('/mcp', { onRequest: app.requireWallet, schema }, methodNotAllowed);
+  app.delete('/mcp', { onRequest: app.requireWallet, schema }, methodNotAllowed);
 }

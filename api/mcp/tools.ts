@@ -2,6 +2,7 @@
 // receipt and house reads, and the x402 top-up. Each returns `structuredContent` and a short text.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
 import type { FastifyBaseLogger } from 'fastify';
@@ -39,10 +40,39 @@ const clientSeed = z
       'pass a fresh one per play to verify the outcome yourself. Omitted: the service draws one and returns it.',
   );
 
+// Input schemas are built once: a server lives for one request, and building zod objects is its largest cost.
+const NO_INPUT = z.object({});
+const PLAY_DICE_INPUT = z.object({
+  betAmount: amount('The stake'),
+  target: z.number().describe('The target, 0.01–99.99 with at most 2 decimals (e.g. 49.5)'),
+  direction: z.enum(['under', 'over']).describe('"under": win when the roll is below target; "over": win when it is above'),
+  clientSeed,
+});
+const SWEEPER_OPEN_INPUT = z.object({
+  betAmount: amount('The stake'),
+  mode: z.enum(['easy', 'medium', 'hard']).describe('Board: easy (4 columns), medium (3) or hard (2); one mine per row'),
+});
+const SWEEPER_CHOOSE_INPUT = z.object({
+  column: z.number().int().describe('The column to step on: 0..columns-1 (easy 0–3, medium 0–2, hard 0–1)'),
+  clientSeed,
+});
+const SWEEPER_CASHOUT_INPUT = z.object({ clientSeed });
+const GET_RECEIPT_INPUT = z.object({ id: z.string().min(1).max(200).describe('The receipt id a play returned') });
+const TOP_UP_INPUT = z.object({
+  amount: amount('The top-up'),
+  payment: z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe('The x402 payment payload: the base64 `payment-signature` header value, or the payload object'),
+});
+
 const money = (n: unknown) => `${String(n)} USDC`;
 
+/** Built once: each server would otherwise compile a fresh Ajv instance, and a server lives for one request. */
+const validator = new AjvJsonSchemaValidator();
+
 export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLogger): McpServer {
-  const server = new McpServer({ name: 'pfws', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: 'pfws', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
   const { agents } = parts;
 
   /** Runs a tool body; every failure becomes its MCP envelope, never a protocol error. */
@@ -62,7 +92,7 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
         'Read first, and after any error: balance, the agent key and whether it is authorized (with the setup steps for the wallet ' +
         'owner when it is not), the open Sweeper ticket, the last 10 plays, the agent limits { maxBet, maxWagered, wagered, remaining, ' +
         'windowMs, resetsAt } and nextSteps in words.',
-      inputSchema: {},
+      inputSchema: NO_INPUT,
       annotations: { readOnlyHint: true },
     },
     async () =>
@@ -85,12 +115,7 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
         'Payout = betAmount × 0.99 × 100 / (winning outcomes in percent); a win chance between 1% and 98% is allowed. ' +
         'betAmount must be at most limits.maxBet (status 400 otherwise), and the window cap applies (status 429). ' +
         'Returns the outcome, the new balance, the receipt id and the proof (your seed, commitment, signed payload and ack, RNG index and reveal).',
-      inputSchema: {
-        betAmount: amount('The stake'),
-        target: z.number().describe('The target, 0.01–99.99 with at most 2 decimals (e.g. 49.5)'),
-        direction: z.enum(['under', 'over']).describe('"under": win when the roll is below target; "over": win when it is above'),
-        clientSeed,
-      },
+      inputSchema: PLAY_DICE_INPUT,
     },
     async (input) =>
       tool(async () => {
@@ -112,10 +137,7 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
         'Opens a Sweeper ticket: 8 rows, one mine per row; "easy" has 4 columns, "medium" 3, "hard" 2. The stake is locked now and counts ' +
         'against the agent window now. Then pick a column per row with sweeper_choose, and cash out with sweeper_cashout after at least one ' +
         'cleared row. One open ticket per wallet.',
-      inputSchema: {
-        betAmount: amount('The stake'),
-        mode: z.enum(['easy', 'medium', 'hard']).describe('Board: easy (4 columns), medium (3) or hard (2); one mine per row'),
-      },
+      inputSchema: SWEEPER_OPEN_INPUT,
     },
     async (input) =>
       tool(async () => {
@@ -145,10 +167,7 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
       description:
         'Picks a column on the next row of your open ticket (rows go in order, so the row is implied). A safe pick raises the payout; a mine ' +
         'ends the ticket at 0; clearing row 8 pays the full board. Returns the revealed mine column, the ticket and the proof.',
-      inputSchema: {
-        column: z.number().int().describe('The column to step on: 0..columns-1 (easy 0–3, medium 0–2, hard 0–1)'),
-        clientSeed,
-      },
+      inputSchema: SWEEPER_CHOOSE_INPUT,
     },
     async (input) =>
       tool(async () => {
@@ -162,7 +181,7 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
     {
       title: 'Sweeper: cash out',
       description: 'Ends your open ticket and pays its current payout (needs at least one cleared row). Returns the settled ticket, receipt id and proof.',
-      inputSchema: { clientSeed },
+      inputSchema: SWEEPER_CASHOUT_INPUT,
     },
     async (input) =>
       tool(async () => {
@@ -178,7 +197,7 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
       description:
         'A settled play\'s public receipt by id (e.g. "dice_…" or "sweeper_…"): outcome, source, proof material and its on-chain anchor ' +
         '(anchor.status becomes "committed" once the bet log holding it is anchored). Verify it with `npx pfws-verify receipt <id>`.',
-      inputSchema: { id: z.string().min(1).max(200).describe('The receipt id a play returned') },
+      inputSchema: GET_RECEIPT_INPUT,
       annotations: { readOnlyHint: true },
     },
     async ({ id }) =>
@@ -198,7 +217,7 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
     {
       title: 'House',
       description: 'The house read live from the vault: NAV (totalValue), exposure, and the house limits maxBet and maxPayout every play must fit.',
-      inputSchema: {},
+      inputSchema: NO_INPUT,
       annotations: { readOnlyHint: true },
     },
     async () =>
@@ -216,13 +235,7 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
         'Tops the balance up with an x402 payment (exact scheme, Solana USDC) from the session wallet. Without `payment` the result is the ' +
         '402 envelope { error: { code: "X402_PAYMENT_REQUIRED" }, accepts, x402Version } (isError): build a payment for accepts[0] and call ' +
         'again with it. Each retry needs a freshly minted payment; a payment is credited once.',
-      inputSchema: {
-        amount: amount('The top-up'),
-        payment: z
-          .union([z.string(), z.record(z.string(), z.unknown())])
-          .optional()
-          .describe('The x402 payment payload: the base64 `payment-signature` header value, or the payload object'),
-      },
+      inputSchema: TOP_UP_INPUT,
     },
     async (input) => {
       let micro: bigint;
