@@ -122,8 +122,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const operator = await loadOperatorKeys(config.keysDir, config.localnet);
   const aliases = new Aliases(loadSecret(config.keysDir, 'alias', config.localnet));
   const saltSecret = loadSecret(config.keysDir, 'salt', config.localnet);
-  // Seals the agent session keys at rest (design §9); like the other secrets, made on localnet, required elsewhere.
-  const agentSealingKey = loadSecret(config.keysDir, 'agent', config.localnet);
+  // Seals the agent session keys at rest (design §9): made on localnet (by the main process, before API processes
+  // fork), required on API hosts elsewhere, and absent from the other roles' hosts.
+  const agentSealingKey = config.localnet || config.roles.includes('api') ? loadSecret(config.keysDir, 'agent', config.localnet) : null;
   const rpc = createRpc(rpcUrl);
 
   let faucet: OperatorKey | null = null;

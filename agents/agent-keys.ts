@@ -43,8 +43,8 @@ interface Sealed {
 export interface AgentKeysDeps {
   store: AgentStore;
   ledger: Pick<LedgerStore, 'sessionKey'>;
-  /** The 32-byte AES-256-GCM key (`KEYS_DIR/agent.secret`). */
-  sealingKey: Uint8Array;
+  /** The 32-byte AES-256-GCM key (`KEYS_DIR/agent.secret`); null on hosts that serve no agent (not an API host). */
+  sealingKey: Uint8Array | null;
 }
 
 /** The additional data a sealed seed is bound to, so a sealed key copied to another wallet does not open. */
@@ -53,8 +53,16 @@ const aadOf = (wallet: string, sessionPubkey: string) => utf8(`pfws:agent-key:v$
 export class AgentKeys {
   readonly #cache = new Map<string, AgentKey>();
 
+  readonly #sealingKey: Uint8Array | null;
+
   constructor(readonly deps: AgentKeysDeps) {
-    if (deps.sealingKey.length !== 32) throw new Error('the agent sealing key must be 32 bytes (AES-256-GCM)');
+    if (deps.sealingKey && deps.sealingKey.length !== 32) throw new Error('the agent sealing key must be 32 bytes (AES-256-GCM)');
+    this.#sealingKey = deps.sealingKey;
+  }
+
+  get #key(): Uint8Array {
+    if (!this.#sealingKey) throw new Error('the agent sealing key (KEYS_DIR/agent.secret) is not on this host');
+    return this.#sealingKey;
   }
 
   /** The wallet's agent key, made and stored (sealed) on first use. */
@@ -79,7 +87,7 @@ export class AgentKeys {
   #seal(wallet: string, seed: Uint8Array): string {
     const sessionPubkey = toBase58(ed25519PublicKey(seed));
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.deps.sealingKey, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     cipher.setAAD(aadOf(wallet, sessionPubkey));
     const ciphertext = Buffer.concat([cipher.update(seed), cipher.final()]);
     const sealed: Sealed = { v: SEALED_VERSION, sessionPubkey, iv: toBase64(iv), tag: toBase64(cipher.getAuthTag()), seed: toBase64(ciphertext) };
@@ -90,7 +98,7 @@ export class AgentKeys {
   #open(wallet: string, text: string): AgentKey {
     const sealed = JSON.parse(text) as Sealed;
     if (sealed.v !== SEALED_VERSION) throw new Error(`agent key of ${wallet}: unknown sealed format ${String(sealed.v)}`);
-    const decipher = createDecipheriv('aes-256-gcm', this.deps.sealingKey, fromBase64(sealed.iv, 12));
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, fromBase64(sealed.iv, 12));
     decipher.setAAD(aadOf(wallet, sealed.sessionPubkey));
     decipher.setAuthTag(fromBase64(sealed.tag, 16));
     const seed = new Uint8Array(Buffer.concat([decipher.update(fromBase64(sealed.seed, 32)), decipher.final()]));
