@@ -171,7 +171,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   });
   const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
   const agentLimits = new AgentLimits({ store: stores.agents, settings: config.agentLimits, clock });
-  const agents = new AgentArcade({ lifecycle, sweeper, tickets: stores.tickets, bets: stores.bets, keys: agentKeys, limits: agentLimits });
+  const agents = new AgentArcade({ lifecycle, sweeper, tickets: stores.tickets, bets: stores.bets, keys: agentKeys, limits: agentLimits, clock });
   // Until payments/top-up.ts is wired here, MCP top_up offers through payments/x402.ts and refuses paid calls.
   // The fee payer key is made here on localnet, before API processes fork, so they all read the same one.
   if (config.localnet) await loadX402FeePayer(config.keysDir, true);

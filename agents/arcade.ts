@@ -24,14 +24,17 @@ import { WalletQueue } from './wallet-queue.ts';
 /** How often a play is prepared again when another commit of the wallet took its bet nonce first. */
 const STALE_NONCE_RETRIES = 8;
 const RECENT_PLAYS = 10;
+/** An agent turn still unrevealed this long after its commit was cut short (a crash, an error) and is finished. */
+const UNFINISHED_AFTER_MS = 30_000;
 
 export interface AgentArcadeDeps {
   lifecycle: BetLifecycle;
   sweeper: SweeperGame;
   tickets: Pick<TicketStore, 'activeTicketId' | 'get'>;
-  bets: Pick<BetStore, 'recentPlays' | 'playerTotals'>;
+  bets: Pick<BetStore, 'recentPlays' | 'playerTotals' | 'pendingBets' | 'bet'>;
   keys: AgentKeys;
   limits: AgentLimits;
+  clock: () => Date;
 }
 
 /** A settled Sweeper turn as the reveal reply shows it. */
@@ -216,6 +219,7 @@ export class AgentArcade {
   async #play(game: GameName, wallet: string, key: AgentKey, input: Record<string, unknown>, clientSeed: string | undefined) {
     const { lifecycle } = this.deps;
     const seed = seedOf(clientSeed);
+    await this.#finishCutShort(wallet, key);
     const commitment = commitmentOf(seed);
     const body: PrepareInput = { ...input, commitment, sessionPubkey: key.sessionPubkey };
     const { prepared, commit } = await this.#asAgent(wallet, key, () =>
@@ -237,6 +241,29 @@ export class AgentArcade {
     const revealed = await lifecycle.reveal(game, wallet, prepared.betPayloadHash, seed, key.signText(commit.revealMessage));
     const { player, ...settled } = revealed as Record<string, unknown> & { player: { balance: number } };
     return { seed, commitment, prepared: prepared as { betPayload: BetPayload; betPayloadHash: string }, ack: commit.ack, settled, player };
+  }
+
+  /**
+   * Reveals the agent's turns that were committed but never revealed (the process stopped, or the reveal failed),
+   * with the seed kept in the recovery store, so a bet settles now rather than at its deadline and a ticket is not
+   * left waiting on its turn. Best effort: what cannot be finished now settles at the deadline as always.
+   */
+  async #finishCutShort(wallet: string, key: AgentKey): Promise<void> {
+    const { bets, lifecycle, clock } = this.deps;
+    const hashes = await bets.pendingBets(wallet);
+    for (const hash of hashes) {
+      try {
+        const bet = await bets.bet(hash);
+        if (!bet || bet.state !== 'committed' || bet.sessionPubkey !== key.sessionPubkey) continue;
+        if (clock().getTime() - Date.parse(bet.committedAt) < UNFINISHED_AFTER_MS) continue;
+        const seed = await lifecycle.knownSeed(bet);
+        if (!seed) continue;
+        const { ack } = await lifecycle.fetchRecoverySeed(wallet, hash);
+        await lifecycle.reveal(bet.game, wallet, hash, seed, key.signText(ack.revealMessage));
+      } catch {
+        // Left to the deadline pass, which settles it with the same seed.
+      }
+    }
   }
 
   /** Runs a play, turning the ledger's refusals that concern the agent into answers an agent can act on. */

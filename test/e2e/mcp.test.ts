@@ -422,6 +422,38 @@ describe('agent limits', () => {
   });
 });
 
+describe('a play cut short', () => {
+  it('committed but never revealed, is revealed with its stored seed by the next play, not forfeited', async () => {
+    const { player, agent, agentKey } = await agentPlayer(5);
+    const { lifecycle } = svc.wiring;
+    const key = await svc.wiring.agentKeys.key(player.address);
+    // The service stopped after the commit and the recovery seed, before the reveal.
+    const seed = seedHex(0xc3);
+    const prepared = await lifecycle.prepare(
+      'dice',
+      player.address,
+      { commitment: commitmentOf(seed), sessionPubkey: agentKey, wager: 0.02, target: 50, direction: 'under' },
+      'mcp',
+    );
+    await lifecycle.commit('dice', player.address, { ...prepared, sessionSignature: key.signHash(prepared.betPayloadHash) });
+    await lifecycle.storeRecoverySeed(player.address, prepared.betPayloadHash, seed);
+    const receiptId = `dice_${prepared.betPayloadHash.slice(0, 32)}`;
+    // A play right after leaves a turn that may still be in flight alone ...
+    expect((await call(agent, 'play_dice', { betAmount: 0.01, target: 50, direction: 'under' })).isError).toBeFalsy();
+    expect((await call(agent, 'get_receipt', { id: receiptId })).structuredContent.error.code).toBe('RECEIPT_NOT_FOUND');
+    // ... and once it is clearly cut short, the next play reveals it first.
+    try {
+      svc.clock.offsetMs = 60_000;
+      expect((await call(agent, 'play_dice', { betAmount: 0.01, target: 50, direction: 'under' })).isError).toBeFalsy();
+    } finally {
+      svc.clock.offsetMs = 0;
+    }
+    const receipt = (await call(agent, 'get_receipt', { id: receiptId })).structuredContent.receipt;
+    expect(receipt).toMatchObject({ source: 'mcp', status: expect.stringMatching(/^(won|lost)$/), input: { clientSeedRaw: seed } });
+    expect((await svc.wiring.stores.bets.pendingBets(player.address)).length).toBe(0);
+  });
+});
+
 describe('top_up', () => {
   it('without a payment returns the 402 envelope with accepts and x402Version in structuredContent', async () => {
     const { agent, player } = await agentPlayer(5);
