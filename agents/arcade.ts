@@ -254,7 +254,7 @@ export class AgentArcade {
     for (const hash of hashes) {
       try {
         const bet = await bets.bet(hash);
-        if (!bet || bet.state !== 'committed' || bet.sessionPubkey !== key.sessionPubkey) continue;
+        if (bet?.state !== 'committed' || bet.sessionPubkey !== key.sessionPubkey) continue;
         if (clock().getTime() - Date.parse(bet.committedAt) < UNFINISHED_AFTER_MS) continue;
         const seed = await lifecycle.knownSeed(bet);
         if (!seed) continue;
