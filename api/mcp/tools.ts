@@ -41,19 +41,22 @@ const clientSeed = z
   );
 
 // Input schemas are built once: a server lives for one request, and building zod objects is its largest cost.
+// They check JSON types; values (amounts, enums, ranges) are the domain's to check, so a bad one gets the same
+// REST envelope inside structuredContent as over REST. An enum is therefore listed for agents, not enforced here.
+const oneOf = (values: string[]) => z.string().meta({ enum: values });
 const NO_INPUT = z.object({});
 const PLAY_DICE_INPUT = z.object({
   betAmount: amount('The stake'),
   target: z.number().describe('The target, 0.01–99.99 with at most 2 decimals (e.g. 49.5)'),
-  direction: z.enum(['under', 'over']).describe('"under": win when the roll is below target; "over": win when it is above'),
+  direction: oneOf(['under', 'over']).describe('"under": win when the roll is below target; "over": win when it is above'),
   clientSeed,
 });
 const SWEEPER_OPEN_INPUT = z.object({
   betAmount: amount('The stake'),
-  mode: z.enum(['easy', 'medium', 'hard']).describe('Board: easy (4 columns), medium (3) or hard (2); one mine per row'),
+  mode: oneOf(['easy', 'medium', 'hard']).describe('Board: easy (4 columns), medium (3) or hard (2); one mine per row'),
 });
 const SWEEPER_CHOOSE_INPUT = z.object({
-  column: z.number().int().describe('The column to step on: 0..columns-1 (easy 0–3, medium 0–2, hard 0–1)'),
+  column: z.number().describe('The column to step on, an integer: 0..columns-1 (easy 0–3, medium 0–2, hard 0–1)'),
   clientSeed,
 });
 const SWEEPER_CASHOUT_INPUT = z.object({ clientSeed });

@@ -330,6 +330,14 @@ describe('agent limits', () => {
     expect(badSeed.structuredContent.error.code).toBe('INVALID_REQUEST');
     const badTarget = await call(agent, 'play_dice', { betAmount: 0.01, target: 99.5, direction: 'under' });
     expect(badTarget.structuredContent.error).toMatchObject({ code: 'GAME_INPUT_REJECTED', details: { reason: 'bad_params' } });
+    const badDirection = await call(agent, 'play_dice', { betAmount: 0.01, target: 50, direction: 'sideways' });
+    expect(badDirection.structuredContent.error).toMatchObject({ code: 'GAME_INPUT_REJECTED', details: { reason: 'bad_params' } });
+    const badMode = await call(agent, 'sweeper_open', { betAmount: 0.01, mode: 'impossible' });
+    expect(badMode.structuredContent.error).toMatchObject({ code: 'GAME_INPUT_REJECTED', details: { reason: 'bad_mode' } });
+    // A JSON type the schema does not take is refused by the MCP layer itself, as a tool error.
+    const wrongType = await call(agent, 'play_dice', { betAmount: 0.01, target: 'fifty', direction: 'under' });
+    expect(wrongType.isError).toBe(true);
+    expect((await call(agent, 'get_arcade_state')).structuredContent.balance).toBe(5);
   });
 
   it('crossing maxWagered gets the 429 envelope with limits.wagered, and the window rolls over', async () => {
