@@ -11,7 +11,8 @@ import {
   signTransaction,
 } from '@solana/kit';
 import { Timer, runFor, type BenchPlayer } from './client.ts';
-import { onboardPlayers } from './dice.ts';
+import { Redis } from 'ioredis';
+import { cpuSample, onboardPlayers } from './dice.ts';
 import type { BenchService } from './service.ts';
 
 /** Authorizes the wallet's agent key with a setup transaction of the wallet (no deposit), as its owner would. */
@@ -50,13 +51,23 @@ export async function benchMcp(service: BenchService, agents = 16, durationMs = 
   };
   // Warm the path (schemas, JIT) before measuring.
   await runFor(agents, 1_000, play);
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const before = await cpuSample(service, redis);
   const run = await runFor(agents, durationMs, play);
+  const after = await cpuSample(service, redis);
+  await redis.quit();
   await Promise.all(clients.map((c) => c.close()));
   const round2 = (x: number) => Math.round(x * 100) / 100;
+  // CPU per play, as dice.cpuUsPerBet.* splits it: less sensitive than the rate to a machine shared with other work.
+  const perPlay = (ms: number) => (run.done ? Math.round((ms * 1000) / run.done) : 0);
   return {
     [`mcp.playDicePerSec.${agents}`]: Math.round((run.done / run.elapsedMs) * 1000),
     [`mcp.p50PlayDiceMs.${agents}`]: round2(timer.percentile('play_dice', 50)),
     [`mcp.p99PlayDiceMs.${agents}`]: round2(timer.percentile('play_dice', 99)),
+    'mcp.cpuUsPerPlay.api': perPlay(after.service.api - before.service.api),
+    'mcp.cpuUsPerPlay.main': perPlay(after.service.main - before.service.main),
+    'mcp.cpuUsPerPlay.redis': perPlay(after.redisMs - before.redisMs),
+    'mcp.cpuUsPerPlay.client': perPlay(after.clientMs - before.clientMs),
     ...(run.errors ? { [`mcp.errors.${agents}`]: run.errors } : {}),
   };
 }
