@@ -49,6 +49,10 @@ import type { HouseDeps } from './house/view.ts';
 import type { WorkerDeps } from './anchor-worker/worker.ts';
 import type { ApiDeps } from './api/deps.ts';
 import { StateProofs } from './funding/state-proof.ts';
+import { AgentStore } from './store/agents.ts';
+import { AgentKeys } from './agents/agent-keys.ts';
+import { AgentLimits } from './agents/limits.ts';
+import { AgentArcade } from './agents/arcade.ts';
 
 export interface Stores {
   ledger: LedgerStore;
@@ -63,6 +67,7 @@ export interface Stores {
   lp: LpStore;
   payments: PaymentStore;
   transparency: TransparencyStore;
+  agents: AgentStore;
 }
 
 export interface Wiring {
@@ -93,6 +98,8 @@ export interface Wiring {
   withdrawals: WithdrawalDeps;
   topUps: TopUps;
   worker: WorkerDeps;
+  agentKeys: AgentKeys;
+  agents: AgentArcade;
   close(): Promise<void>;
 }
 
@@ -126,11 +133,15 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     lp: new LpStore(redis, keys, scripts),
     payments: new PaymentStore(redis, keys),
     transparency: new TransparencyStore(redis, keys),
+    agents: new AgentStore(redis, keys, scripts),
   };
   const clock = overrides.clock ?? (() => new Date());
   const operator = await loadOperatorKeys(config.keysDir, config.localnet);
   const aliases = new Aliases(loadSecret(config.keysDir, 'alias', config.localnet));
   const saltSecret = loadSecret(config.keysDir, 'salt', config.localnet);
+  // Seals the agent session keys at rest (design §9): made on localnet (by the main process, before API processes
+  // fork), required on API hosts elsewhere, and absent from the other roles' hosts.
+  const agentSealingKey = config.localnet || config.roles.includes('api') ? loadSecret(config.keysDir, 'agent', config.localnet) : null;
   const rpc = createRpc(rpcUrl);
 
   let faucet: OperatorKey | null = null;
@@ -177,7 +188,16 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const links = explorerLinks({ baseUrl: config.EXPLORER_BASE_URL, cluster: config.cluster, rpcUrl: config.PUBLIC_RPC_URL ?? rpcUrl });
 
   const dice = new DiceGame({ bets: stores.bets, rng: stores.rng, ackOf });
-  const sweeper = new SweeperGame({ bets: stores.bets, tickets: stores.tickets, rng: stores.rng, ackOf, aliasOf, clock, limits });
+  const sweeper = new SweeperGame({
+    bets: stores.bets,
+    tickets: stores.tickets,
+    rng: stores.rng,
+    ackOf,
+    aliasOf,
+    clock,
+    limits,
+    agentLimits: config.agentLimits,
+  });
   const lifecycle = new BetLifecycle({
     bets: stores.bets,
     games: { dice, sweeper },
@@ -185,8 +205,11 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     ackOf,
     rngValue,
     clock,
-    settings: { prepareTtlMs: config.PREPARE_TTL_MS, revealDeadlineMs: config.REVEAL_DEADLINE_MS, limits },
+    settings: { prepareTtlMs: config.PREPARE_TTL_MS, revealDeadlineMs: config.REVEAL_DEADLINE_MS, limits, agent: config.agentLimits },
   });
+  const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
+  const agentLimits = new AgentLimits({ store: stores.agents, settings: config.agentLimits, clock });
+  const agents = new AgentArcade({ lifecycle, sweeper, tickets: stores.tickets, bets: stores.bets, keys: agentKeys, limits: agentLimits, clock });
   const tail: TailDeps = {
     rpc,
     ledger: stores.ledger,
@@ -312,6 +335,8 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock },
     topUps,
     worker,
+    agentKeys,
+    agents,
     close,
   };
 }
@@ -357,5 +382,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
       clock: w.clock,
     }),
     faucet: w.faucet ? { key: w.faucet, rpc: w.rpc, setup: w.setup } : null,
+    agentKeys: w.agentKeys,
+    agents: w.agents,
   };
 }

@@ -23,6 +23,8 @@ import journalRoutes from './routes/journal.ts';
 import stateProofRoutes from './routes/state-proof.ts';
 import sweeperRoutes from './routes/sweeper.ts';
 import transparencyRoutes from './routes/transparency.ts';
+import agentKeyRoutes from './routes/agent-key.ts';
+import mcpRoutes from './mcp/route.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 
@@ -100,6 +102,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(stateProofRoutes);
       await api.register(sweeperRoutes);
       await api.register(transparencyRoutes);
+      await api.register(agentKeyRoutes);
+      await api.register(mcpRoutes);
     },
     { prefix: '/api' },
   );

@@ -13,6 +13,8 @@ import type { DiceGame } from '../games/dice.ts';
 import type { BetLifecycle } from '../games/lifecycle.ts';
 import type { SweeperGame } from '../games/sweeper.ts';
 import type { HouseDeps } from '../house/view.ts';
+import type { AgentArcade } from '../agents/arcade.ts';
+import type { AgentKeys } from '../agents/agent-keys.ts';
 import type { AnchorStore } from '../store/anchor-store.ts';
 import type { ManifestStore } from '../store/anchor-manifests.ts';
 import type { AuthStore } from '../store/auth.ts';
@@ -54,6 +56,9 @@ export interface ApiDeps {
   stateProofs: StateProofs;
   transparency: TransparencyStore;
   trustRoots: TrustRoots;
+  /** The MCP agents: their service-held session keys, and their plays under the agent limits. */
+  agentKeys: AgentKeys;
+  agents: AgentArcade;
   /** localnet only: the dev faucet. */
   faucet: { key: OperatorKey; rpc: SolanaRpc; setup: ChainSetup } | null;
 }

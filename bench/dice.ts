@@ -9,7 +9,7 @@ interface CpuSample {
   clientMs: number;
 }
 
-async function cpuSample(service: BenchService, redis: Redis): Promise<CpuSample> {
+export async function cpuSample(service: BenchService, redis: Redis): Promise<CpuSample> {
   const info = await redis.info('cpu');
   const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
   const client = process.cpuUsage();

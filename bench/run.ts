@@ -8,6 +8,7 @@ import { benchSweeper } from './sweeper.ts';
 import { benchMerkle } from './merkle.ts';
 import { benchAnchor } from './anchor.ts';
 import { benchVerify } from './verify.ts';
+import { benchMcp } from './mcp.ts';
 
 type Bench = (service: () => Promise<BenchService>) => Promise<Record<string, number>>;
 
@@ -24,6 +25,7 @@ const BENCHES: Record<string, Bench> = {
   merkle: async () => benchMerkle(),
   anchor: async (service) => benchAnchor(await service()),
   verify: async () => benchVerify(),
+  mcp: async (service) => benchMcp(await service()),
 };
 
 async function main() {
@@ -31,7 +33,8 @@ async function main() {
   const names = wanted.length ? wanted : Object.keys(BENCHES);
   for (const n of names) if (!BENCHES[n]) throw new Error(`unknown benchmark ${n} (have: ${Object.keys(BENCHES).join(', ')})`);
   let running: BenchService | null = null;
-  const service = async () => (running ??= await startBenchService());
+  // The agent wager cap (1 USDC a day by default) would stop the MCP agents within a second.
+  const service = async () => (running ??= await startBenchService({ AGENT_MAX_WAGERED: '1000000000' }));
   const figures: Record<string, number> = {};
   try {
     for (const name of names) {

@@ -2,9 +2,13 @@
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
+import { parseDecimalAmount } from '../protocol/money.ts';
 
 const Int = (min: number, max: number, dflt: number, description: string) => Type.Integer({ minimum: min, maximum: max, default: dflt, description });
 const Url = (description: string) => Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9+.-]*://.+', description }));
+const UsdcAmount = (dflt: string, description: string) =>
+  Type.String({ default: dflt, pattern: '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$', description: `${description} (decimal, at most 6 decimals)` });
 const Base58Key = (description: string) => Type.Optional(Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description }));
 
 export const ConfigSchema = Type.Object({
@@ -54,6 +58,9 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_MAX: Int(1, 10_000_000, 2_000, 'Requests per RATE_LIMIT_WINDOW_MS per wallet or IP'),
   RATE_LIMIT_WINDOW_MS: Int(100, 3_600_000, 10_000, 'Rate limit window'),
   DEV_HOUSE_CAPITAL: Int(0, 1_000_000_000_000, 1_000_000, 'localnet only: USDC the house starts with'),
+  AGENT_MAX_BET: UsdcAmount('0.05', 'Largest stake of one MCP play, USDC'),
+  AGENT_MAX_WAGERED: UsdcAmount('1', 'Most that MCP plays of one wallet may stake within AGENT_WINDOW_MS, USDC'),
+  AGENT_WINDOW_MS: Int(1_000, 365 * 86_400_000, 86_400_000, 'Rolling window of the agent wager cap'),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -66,6 +73,8 @@ export interface Config extends Omit<RawConfig, 'INDEXER_COMMITMENT'> {
   cluster: 'localnet' | 'devnet' | 'testnet' | 'mainnet-beta';
   dataDir: string;
   keysDir: string;
+  /** AGENT_MAX_BET, AGENT_MAX_WAGERED and AGENT_WINDOW_MS as the ledger uses them. */
+  agentLimits: AgentLimitSettings;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +128,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   const dataDir = path.resolve(parsed.DATA_DIR);
+  const positive = (name: 'AGENT_MAX_BET' | 'AGENT_MAX_WAGERED') => {
+    const micro = parseDecimalAmount(parsed[name]);
+    if (micro <= 0n) throw new ConfigError(`invalid environment variable ${name}=${JSON.stringify(parsed[name])}: must be positive`);
+    return micro;
+  };
+  const agentLimits = { maxBet: positive('AGENT_MAX_BET'), maxWagered: positive('AGENT_MAX_WAGERED'), windowMs: parsed.AGENT_WINDOW_MS };
   return {
     ...parsed,
     roles,
@@ -128,5 +143,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     INDEXER_COMMITMENT: parsed.INDEXER_COMMITMENT ?? (localnet ? 'confirmed' : 'finalized'),
     dataDir,
     keysDir: path.resolve(parsed.KEYS_DIR ?? path.join(dataDir, 'keys')),
+    agentLimits,
   };
 }

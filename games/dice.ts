@@ -123,6 +123,7 @@ export class DiceGame implements Game {
               payout: payout.toString(),
               status,
               roll: s.roll,
+              source: turn.source,
             }),
           },
           recentJson: JSON.stringify({
@@ -136,6 +137,7 @@ export class DiceGame implements Game {
             wager: microToNumber(wager),
             payout: result.payout,
             settledAt,
+            source: turn.source,
           }),
           playJson: JSON.stringify({
             game: 'dice',

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Ack } from '../protocol/ack.ts';
+import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import { betPayloadHashOf, PROTOCOL_ID, type BetPayload } from '../protocol/bet-payload.ts';
 import { verifyCommitment } from '../protocol/commitment.ts';
 import { isHex, utf8 } from '../protocol/encoding.ts';
@@ -20,6 +21,8 @@ export interface LifecycleSettings {
   prepareTtlMs: number;
   revealDeadlineMs: number;
   limits: LimitSettings;
+  /** The agent window an MCP stake counts against, checked in the commit script (design §9). */
+  agent: AgentLimitSettings;
 }
 
 export interface LifecycleDeps {
@@ -159,6 +162,7 @@ export class BetLifecycle {
       revealDeadlineMs: deadline.getTime(),
       revealDeadline: deadline.toISOString(),
       limits: settings.limits,
+      agent: settings.agent,
       sessionSignature: body.sessionSignature,
       ...(payload.game === 'sweeper' ? { ticketId: payload.params.ticketId } : {}),
     });

@@ -16,6 +16,7 @@ import {
 } from '../protocol/sweeper-receipt.ts';
 import { isSweeperMode, SWEEPER_MODES, SWEEPER_ROWS, sweeperMultiplierBps, sweeperPayout, type SweeperMode } from '../protocol/sweeper.ts';
 import type { LimitSettings } from '../protocol/house.ts';
+import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import type { AckSource, BetRecord, BetStore, TurnWrite } from '../store/bets.ts';
 import type { TicketRecord, TicketStore, TicketTurn } from '../store/tickets.ts';
 import type { RngStore } from '../store/rng.ts';
@@ -31,6 +32,8 @@ export interface SweeperDeps {
   aliasOf: (wallet: string) => string;
   clock: () => Date;
   limits: LimitSettings;
+  /** An MCP ticket's stake counts against the agent window at open (design §9). */
+  agentLimits: AgentLimitSettings;
 }
 
 /** The contract's ticket, plus what a client needs to play the next turn. */
@@ -96,16 +99,19 @@ export class SweeperGame implements Game {
     }
     await lifecycle.preflight(wallet, { ...preflight, locks: 'stake' });
     const id = `t_${randomBytes(12).toString('hex')}`;
+    const now = this.deps.clock();
     const result = await tickets.open(wallet, {
       id,
       mode,
       wager,
       fullPayout,
       sessionPubkey: input.sessionPubkey,
-      createdAt: this.deps.clock().toISOString(),
+      createdAt: now.toISOString(),
       serverSeedHash: (await this.deps.rng.head()) ?? '',
       source,
       limits: this.deps.limits,
+      agent: this.deps.agentLimits,
+      nowMs: now.getTime(),
     });
     if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
     const ticket = await tickets.get(id);
@@ -291,6 +297,7 @@ export class SweeperGame implements Game {
           wager: ticket.wager.toString(),
           payout: payout.toString(),
           status,
+          source: ticket.source,
           ...closed,
         }),
       },
@@ -303,6 +310,7 @@ export class SweeperGame implements Game {
         wager: microToNumber(ticket.wager),
         payout: microToNumber(payout),
         endedAt: settledAt,
+        source: ticket.source,
         ...closed,
       }),
       playJson: JSON.stringify({

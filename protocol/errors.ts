@@ -97,6 +97,7 @@ export const LEDGER_REJECTIONS = {
   session_key: 'The session key is not authorized for this wallet (or was revoked)',
   rng_exhausted: 'No operator RNG chain is committed yet; retry shortly',
   not_idle: 'The ticket had activity within TICKET_IDLE_MS',
+  agent_wager_limit: 'Agent wager limit reached.',
 } as const;
 
 export type LedgerRejection = keyof typeof LEDGER_REJECTIONS;
@@ -111,6 +112,7 @@ const DETAIL_FIELD: Partial<Record<LedgerRejection, string>> = {
   max_exposure: 'limitMicro',
   house_closed: 'limitMicro',
   ticket_active: 'ticketId',
+  agent_wager_limit: 'wageredMicro',
 };
 
 /**

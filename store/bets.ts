@@ -1,5 +1,6 @@
 // Bet records in Redis: prepared payloads, the commit and settle scripts, recovery seeds and deadlines.
 import type { Redis } from 'ioredis';
+import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import type { LimitSettings, LockedTotals } from '../protocol/house.ts';
 import { isLedgerRejection, type LedgerRejection } from '../protocol/errors.ts';
 import type { PlaySource } from '../protocol/receipt.ts';
@@ -187,6 +188,8 @@ export class BetStore {
       revealDeadlineMs: number;
       revealDeadline: string;
       limits: LimitSettings;
+      /** The agent window an MCP stake is checked against and booked in. */
+      agent: AgentLimitSettings;
       sessionSignature: string;
       ticketId?: string;
     },
@@ -206,6 +209,8 @@ export class BetStore {
         k.pendingBets(wallet),
         k.deadlines(),
         k.ticket(args.ticketId ?? '-'),
+        k.agentWagers(wallet),
+        k.agentWagered(wallet),
       ],
       [
         hash,
@@ -218,6 +223,8 @@ export class BetStore {
         args.limits.maxPayoutBps,
         args.limits.maxBetBps,
         args.sessionSignature,
+        args.agent.maxWagered.toString(),
+        args.agent.windowMs,
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -12,6 +12,11 @@ export class Keys {
   withdrawalIdempotency = (wallet: string, keyHash: string) => `${this.prefix}:{${wallet}}:withdrawals:idem:${keyHash}`;
   /** A wallet's LP position as the ledger keeps it: shares and principal at average cost. */
   lpPosition = (wallet: string) => `${this.prefix}:{${wallet}}:lp`;
+  /** The wallet's agent session key, its secret sealed (AES-256-GCM). */
+  agentKey = (wallet: string) => `${this.prefix}:{${wallet}}:agent:key`;
+  /** The agent's rolling window: a zset of `<play id>:<stake micro>` scored by commit time, and their running total. */
+  agentWagers = (wallet: string) => `${this.prefix}:{${wallet}}:agent:wagers`;
+  agentWagered = (wallet: string) => `${this.prefix}:{${wallet}}:agent:wagered`;
 
   prepared = (betPayloadHash: string) => `${this.prefix}:prep:${betPayloadHash}`;
   bet = (betPayloadHash: string) => `${this.prefix}:bet:${betPayloadHash}`;

@@ -6,8 +6,8 @@ import type { Redis } from 'ioredis';
 /** Every script and how many keys it takes. */
 export const SCRIPTS = {
   applyChainItem: 9,
-  commitBet: 12,
-  openTicket: 8,
+  commitBet: 14,
+  openTicket: 10,
   settleTurn: 14,
   prepareView: 4,
   renewLease: 1,
@@ -28,6 +28,7 @@ export const SCRIPTS = {
   lpFixRedeem: 7,
   finishLpJob: 5,
   forgetIdleTicket: 2,
+  agentWindow: 2,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

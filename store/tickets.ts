@@ -1,5 +1,6 @@
 // Sweeper tickets in Redis: open (atomic, one per wallet) and read; turns settle through BetStore.settleTurn.
 import type { Redis } from 'ioredis';
+import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import type { LimitSettings } from '../protocol/house.ts';
 import type { LedgerRejection } from '../protocol/errors.ts';
 import type { PlaySource } from '../protocol/receipt.ts';
@@ -64,11 +65,25 @@ export class TicketStore {
       serverSeedHash: string;
       source: PlaySource;
       limits: LimitSettings;
+      /** An MCP ticket's stake is checked against and booked in the agent window at `nowMs`. */
+      agent: AgentLimitSettings;
+      nowMs: number;
     },
   ): Promise<OpenResult> {
     const k = this.keys;
     const reply = (await this.scripts.openTicket(
-      [k.player(wallet), k.sessionKeys(wallet), k.activeTicket(wallet), k.ticket(t.id), k.house(), k.journal(), k.journalSeq(), k.idleTickets()],
+      [
+        k.player(wallet),
+        k.sessionKeys(wallet),
+        k.activeTicket(wallet),
+        k.ticket(t.id),
+        k.house(),
+        k.journal(),
+        k.journalSeq(),
+        k.idleTickets(),
+        k.agentWagers(wallet),
+        k.agentWagered(wallet),
+      ],
       [
         wallet,
         t.id,
@@ -83,7 +98,9 @@ export class TicketStore {
         t.limits.maxPayoutBps,
         t.limits.maxBetBps,
         t.source,
-        Date.parse(t.createdAt),
+        t.nowMs,
+        t.agent.maxWagered.toString(),
+        t.agent.windowMs,
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -85,3 +85,33 @@ local function settle_stake(playerKey, houseKey, stake, exposureDelta, payout, h
   redis.call('HINCRBY', houseKey, 'paidOut', payout)
   redis.call('HINCRBY', houseKey, 'plays', 1)
 end
+
+-- The agent's rolling window (design §9): the stakes of MCP plays committed in the last windowMs, each a zset
+-- member `<id>:<stake>` scored by its commit time, with their total kept beside them, so that a check costs only
+-- the entries leaving the window. Returns the total still in it.
+local function agent_wagered(windowKey, totalKey, nowMs, windowMs)
+  local cutoff = nowMs - windowMs
+  local expired = redis.call('ZRANGEBYSCORE', windowKey, '-inf', cutoff)
+  if #expired > 0 then
+    local sum = 0
+    for _, member in ipairs(expired) do sum = sum + num(string.match(member, ':(%d+)$')) end
+    redis.call('ZREMRANGEBYSCORE', windowKey, '-inf', cutoff)
+    redis.call('DECRBY', totalKey, string.format('%.0f', sum))
+  end
+  return num(redis.call('GET', totalKey))
+end
+
+-- Refuses a new MCP stake that would take the window over maxWagered; nil when it fits.
+local function agent_cap(windowKey, totalKey, nowMs, windowMs, maxWagered, stake)
+  local wagered = agent_wagered(windowKey, totalKey, nowMs, windowMs)
+  if wagered + num(stake) > maxWagered then return {'err', 'agent_wager_limit', string.format('%.0f', wagered)} end
+  return nil
+end
+
+-- Books an MCP stake in the window; both keys live as long as their newest entry.
+local function agent_record(windowKey, totalKey, nowMs, windowMs, id, stake)
+  redis.call('ZADD', windowKey, nowMs, id .. ':' .. stake)
+  redis.call('INCRBY', totalKey, stake)
+  redis.call('PEXPIRE', windowKey, windowMs)
+  redis.call('PEXPIRE', totalKey, windowMs)
+end

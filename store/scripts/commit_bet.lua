@@ -1,8 +1,10 @@
 -- Commits a prepared bet: re-checks nonce, key, commitment, balance and limits, locks the stake,
 -- assigns the RNG index and records the pending bet, all at once. Idempotent on betPayloadHash.
--- KEYS: player, sessionKeys, prepared, bet, commitments, house, rng, journal, seq, pending, deadlines, ticket
+-- An MCP stake also counts against the wallet's agent window, checked and booked here (design §9).
+-- KEYS: player, sessionKeys, prepared, bet, commitments, house, rng, journal, seq, pending, deadlines, ticket,
+--       agentWagers, agentWagered
 -- ARGV: betPayloadHash, wallet, nowMs, committedAt, revealDeadlineMs, revealDeadline,
---       maxExposureBps, maxPayoutBps, maxBetBps, sessionSignature
+--       maxExposureBps, maxPayoutBps, maxBetBps, sessionSignature, agentMaxWagered, agentWindowMs
 local hash, wallet = ARGV[1], ARGV[2]
 local existing = redis.call('HMGET', KEYS[4], 'wallet', 'betNonce', 'rngIndex', 'rngChainHead', 'committedAt', 'revealDeadline', 'state')
 if existing[1] then
@@ -45,6 +47,11 @@ else
   local limitError = check_limits(KEYS[6], num(stake), num(p[4]), num(exposureDelta), num(ARGV[7]), num(ARGV[8]), num(ARGV[9]))
   if limitError then return limitError end
 end
+local agentStake = prep.source == 'mcp' and stake ~= '0'
+if agentStake then
+  local capError = agent_cap(KEYS[13], KEYS[14], num(ARGV[3]), num(ARGV[12]), num(ARGV[11]), stake)
+  if capError then return capError end
+end
 
 local rngIndex, chainId, chainHead = next_rng_index(KEYS[7])
 if not rngIndex then return {'err', 'rng_exhausted'} end
@@ -52,6 +59,7 @@ if not rngIndex then return {'err', 'rng_exhausted'} end
 if stake ~= '0' then
   lock_stake(KEYS[1], KEYS[6], stake, exposureDelta)
 end
+if agentStake then agent_record(KEYS[13], KEYS[14], ARGV[3], num(ARGV[12]), hash, stake) end
 redis.call('HINCRBY', KEYS[1], 'nonce', 1)
 redis.call('SADD', KEYS[5], p[7])
 redis.call('HSET', KEYS[4], 'wallet', wallet, 'state', 'committed', 'game', p[10], 'payload', p[2], 'wager', p[3],

@@ -11,7 +11,7 @@ const IGNORED = new Set(['node_modules', 'data', 'test', '.git', 'dist', 'test-a
 const CORE = ['protocol'];
 const INFRA = [...CORE, 'schemas', 'config'];
 const ADAPTERS = [...INFRA, 'store', 'chain', 'operator'];
-const DOMAIN = ['games', 'funding', 'house', 'auth', 'analytics', 'payments', 'transparency'];
+const DOMAIN = ['games', 'funding', 'house', 'auth', 'analytics', 'payments', 'transparency', 'agents'];
 const ALLOWED: Record<string, readonly string[]> = {
   protocol: [],
   schemas: CORE,

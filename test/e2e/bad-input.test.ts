@@ -9,10 +9,13 @@ import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
 
 let svc: TestService;
 let player: Player;
+/** Every wallet with money in the ledger, for the books. */
+const players: Player[] = [];
 
 beforeAll(async () => {
   svc = await startTestService({ RATE_LIMIT_MAX: '1000000' });
   player = await new Player(svc.api, svc.rpcUrl).onboard(50);
+  players.push(player);
 });
 afterAll(async () => svc?.cleanup());
 
@@ -156,6 +159,7 @@ describe('hostile input on every route', () => {
   it("valid bodies with one or two fields broken reach each handler's own checks, and still never a 500", { timeout: 180_000 }, async () => {
     // The raw fuzzing above may have withdrawn this wallet's balance (withdraw is a route too): play from a fresh one.
     player = await new Player(svc.api, svc.rpcUrl).onboard(50);
+    players.push(player);
     const nearMiss = nearMissOf([player.session.publicKey, player.address]);
     const anyValue = anyValueOf(nearMiss);
     const dice = await player.prepareDice();
@@ -219,6 +223,6 @@ describe('hostile input on every route', () => {
   it('left the books balanced: nothing was half-written', async () => {
     // A fuzzed body may have been a valid withdrawal: balanced once the keeper has paid it.
     await keeperAtRest(svc);
-    await expectConserved(svc, [player]);
+    await expectConserved(svc, players);
   });
 });

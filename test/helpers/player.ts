@@ -105,9 +105,9 @@ export class Player {
     throw new Error('transaction not confirmed');
   }
 
-  /** Setup with an optional deposit, then sync. */
-  async setup(amount = 100): Promise<void> {
-    const built = await this.post('/protocol/v1/player/setup-transaction', { amount, sessionPubkey: this.session.publicKey });
+  /** Setup with an optional deposit, then sync; `sessionPubkey` (default: this player's session key) is authorized. */
+  async setup(amount = 100, sessionPubkey = this.session.publicKey): Promise<void> {
+    const built = await this.post('/protocol/v1/player/setup-transaction', { amount, sessionPubkey });
     if (built.status !== 200) throw new Error(`setup: ${JSON.stringify(built.body)}`);
     await this.signAndSend(built.body.transaction);
     const synced = await this.post('/protocol/v1/player/sync');

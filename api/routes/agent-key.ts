@@ -1,0 +1,24 @@
+// The wallet's agent session key (design §9): made on first read; the wallet authorizes it with the normal setup
+// transaction and revokes it with the normal revoke transaction.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { responses } from '../../schemas/common.ts';
+import { AgentKeyResponse } from '../../schemas/agents.ts';
+
+export default async function agentKeyRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { agentKeys } = app;
+  app.get(
+    '/protocol/v1/player/agent-key',
+    {
+      onRequest: app.requireWallet,
+      schema: {
+        tags: ['player'],
+        summary: "The wallet's MCP agent session key and whether it is authorized; created on first call",
+        security: [{ bearer: [] }],
+        response: responses({ 200: AgentKeyResponse }),
+      },
+    },
+    async (request) => agentKeys.status(request.wallet),
+  );
+}

@@ -1,0 +1,9 @@
+// The agent key read (design §9).
+import { Type } from 'typebox';
+import { Base58Address } from './common.ts';
+
+export const AgentKeyResponse = Type.Object({
+  sessionPubkey: { ...Base58Address, description: "The wallet's agent session key, held by the service for its MCP agent" },
+  authorized: Type.Boolean({ description: 'Whether a setup memo of the wallet authorized it (and no later revoke memo revoked it)' }),
+  status: Type.Union([Type.Literal('not_authorized'), Type.Literal('active'), Type.Literal('revoked')]),
+});
