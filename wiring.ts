@@ -13,6 +13,8 @@ import { nodeBackend } from './protocol/crypto-node.ts';
 import type { LimitSettings } from './protocol/house.ts';
 import type { Config } from './config/env.ts';
 import { createRpc, type SolanaRpc } from './chain/rpc.ts';
+import { newestOperatorCommit, type OperatorCommit } from './chain/operator-history.ts';
+import { redactUrl, StartupError } from './config/startup.ts';
 import { configuredSetup, ensureLocalnetGenesis, type ChainSetup } from './chain/genesis.ts';
 import { explorerLinks, type ExplorerLinks } from './protocol/explorer.ts';
 import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
@@ -29,6 +31,11 @@ import { AnchorStore } from './store/anchor-store.ts';
 import { ManifestStore } from './store/anchor-manifests.ts';
 import { RngStore } from './store/rng.ts';
 import { IndexerStore } from './store/indexer.ts';
+import { HeartbeatStore } from './store/heartbeats.ts';
+import { QueueDepths } from './store/queue-depths.ts';
+import { createProcessMetrics, processScrape, type ProcessMetrics } from './config/metrics.ts';
+import { heartbeatCheck, notConfigured, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
+import { createServiceMetrics } from './api/service-metrics.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
 import { DiceGame } from './games/dice.ts';
@@ -48,6 +55,7 @@ export interface Stores {
   manifests: ManifestStore;
   rng: RngStore;
   indexer: IndexerStore;
+  heartbeats: HeartbeatStore;
 }
 
 export interface Wiring {
@@ -76,6 +84,11 @@ export interface Wiring {
   player: PlayerDeps;
   house: HouseDeps;
   worker: WorkerDeps;
+  /** This process's metrics (prom-client registry). */
+  metrics: ProcessMetrics;
+  /** What `GET /ready` checks; a dependency adds its check here. */
+  readiness: ReadinessChecks;
+  queueDepths: QueueDepths;
   close(): Promise<void>;
 }
 
@@ -84,17 +97,49 @@ export interface WiringOverrides {
   redis?: Redis;
 }
 
-export class LedgerMismatchError extends Error {
+export class LedgerMismatchError extends StartupError {
   override readonly name = 'LedgerMismatchError';
+}
+
+/** The Redis ledger is empty, yet the chain holds this operator's bet-log commits: starting as new would fork the log. */
+export class LedgerMissingError extends StartupError {
+  override readonly name = 'LedgerMissingError';
+}
+
+/**
+ * Refuses to start an empty ledger for an operator whose commits are already on-chain (Redis lost, wiped or
+ * pointed elsewhere): the balances, bets and bet log those commits anchor live only in that ledger.
+ */
+async function refuseLostLedger(ledger: LedgerStore, rpc: SolanaRpc, rpcUrl: string, anchorKey: string, config: Config, prefix: string): Promise<void> {
+  if (!(await ledger.isEmpty())) return;
+  let commit: OperatorCommit | null;
+  try {
+    commit = await newestOperatorCommit(rpc, anchorKey);
+  } catch (err) {
+    throw new StartupError(
+      `cannot read the chain at ${redactUrl(rpcUrl)} to check for this operator's earlier commits (${(err as Error).message}); check SOLANA_RPC_URL`,
+    );
+  }
+  if (!commit) return;
+  const fresh = config.localnet ? ' On localnet you may instead start over with an empty DATA_DIR (a new chain).' : '';
+  throw new LedgerMissingError(
+    `the Redis ledger under REDIS_PREFIX="${prefix}" at ${redactUrl(config.REDIS_URL)} is empty, but the chain already holds this operator's ` +
+      `bet-log commits (newest: ${commit.entryCount} entries, slot ${commit.slot}, transaction ${commit.signature}). ` +
+      'Starting as new would lose every balance and fork the anchored log, so the service refuses. ' +
+      'Restore Redis from its backup (the AOF or RDB file), or point REDIS_URL and REDIS_PREFIX at the ledger that made those commits; ' +
+      `see "Restoring the ledger" in the README.${fresh}`,
+  );
 }
 
 export async function createWiring(config: Config, logger: Logger, rpcUrl: string, overrides: WiringOverrides = {}): Promise<Wiring> {
   setCryptoBackend(nodeBackend);
   const redis = overrides.redis ?? createRedis(config.REDIS_URL);
+  const keys = new Keys(config.REDIS_PREFIX);
+  const queueDepths = new QueueDepths(config.REDIS_URL, keys.queuePrefix());
   const close = async () => {
+    await queueDepths.close();
     if (!overrides.redis) await redis.quit().catch(() => redis.disconnect());
   };
-  const keys = new Keys(config.REDIS_PREFIX);
   const scripts = defineScripts(redis);
   const stores: Stores = {
     ledger: new LedgerStore(redis, keys, scripts),
@@ -105,7 +150,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     manifests: new ManifestStore(redis, keys, scripts),
     rng: new RngStore(redis, keys, scripts),
     indexer: new IndexerStore(redis, keys, scripts),
+    heartbeats: new HeartbeatStore(redis, keys),
   };
+  const metrics = createProcessMetrics();
   const clock = overrides.clock ?? (() => new Date());
   const operator = await loadOperatorKeys(config.keysDir, config.localnet);
   const aliases = new Aliases(loadSecret(config.keysDir, 'alias', config.localnet));
@@ -119,6 +166,12 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     setup = await ensureLocalnetGenesis(rpc, config.dataDir, operator, faucet, config.DEV_HOUSE_CAPITAL);
   } else {
     setup = await configuredSetup(config.USDC_MINT!, config.LP_MINT!, operator.keeper.publicKey);
+  }
+  try {
+    await refuseLostLedger(stores.ledger, rpc, rpcUrl, operator.anchor.publicKey, config, keys.prefix);
+  } catch (err) {
+    await close();
+    throw err;
   }
   const identity = `${setup.usdcMint}:${setup.vaultTokenAccount}`;
   const stored = await stores.ledger.claimChain(identity);
@@ -153,6 +206,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     rngValue,
     clock,
     settings: { prepareTtlMs: config.PREPARE_TTL_MS, revealDeadlineMs: config.REVEAL_DEADLINE_MS, limits },
+    observer: metrics.observer,
   });
   const tail: TailDeps = {
     rpc,
@@ -167,6 +221,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const workerLogger = logger.child({ role: 'worker' });
   const worker: WorkerDeps = {
     logger,
+    heartbeats: stores.heartbeats,
     rngHeads: {
       rng: stores.rng,
       chains: rngChains,
@@ -201,6 +256,13 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     },
   };
 
+  const readiness = new ReadinessChecks()
+    .add('redis', redisCheck(stores.heartbeats))
+    .add('rpc', rpcCheck(rpc))
+    .add('clickhouse', notConfigured('ClickHouse is not part of this build yet (the analytics routes add it)'))
+    .add('indexer', heartbeatCheck(stores.heartbeats, 'indexer', clock))
+    .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock));
+
   return {
     config,
     logger,
@@ -225,6 +287,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     player: { ledger: stores.ledger, rpc, setup, tail, aliasOf },
     house: { ledger: stores.ledger, rpc, vaultTokenAccount: setup.vaultTokenAccount, lpMint: setup.lpMint, limits, clock, startedAtMs },
     worker,
+    metrics,
+    readiness,
+    queueDepths,
     close,
   };
 }
@@ -257,5 +322,20 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     links: w.links,
     stateProofs: new StateProofs({ anchors: stores.anchors, saltSecret: w.saltSecret }),
     faucet: w.faucet ? { key: w.faucet, rpc: w.rpc, setup: w.setup } : null,
+    ops: {
+      readiness: w.readiness,
+      metrics: w.metrics,
+      scrape: processScrape(w.metrics.registry),
+      service: createServiceMetrics({
+        ledger: stores.ledger,
+        anchors: stores.anchors,
+        manifests: stores.manifests,
+        heartbeats: stores.heartbeats,
+        queues: w.queueDepths,
+        rpc: w.rpc,
+        commitment: config.INDEXER_COMMITMENT,
+        clock: w.clock,
+      }),
+    },
   };
 }

@@ -3,13 +3,18 @@ import type { Logger } from 'pino';
 import { startAnchoring, type AnchoringDeps, type AnchoringHandle, type AnchoringOptions } from './anchor-queue.ts';
 import { settleDueBets, type DeadlineDeps } from './deadlines.ts';
 import { ensureRngChains, type RngHeadDeps } from './rng-heads.ts';
+import type { HeartbeatStore } from '../store/heartbeats.ts';
 
 export interface WorkerDeps {
   rngHeads: RngHeadDeps;
   deadlines: DeadlineDeps;
   anchoring: AnchoringDeps;
   logger: Logger;
+  /** Where each scheduler pass is recorded, so API processes see the worker alive. */
+  heartbeats?: HeartbeatStore;
 }
+
+const DEADLINE_PASS_MS = 1_000;
 
 export interface WorkerHandle {
   anchoring: AnchoringHandle;
@@ -40,17 +45,27 @@ export async function startWorker(deps: WorkerDeps, options: AnchoringOptions = 
   const log = deps.logger.child({ role: 'worker' });
   await ensureRngChains(deps.rngHeads);
   const anchoring = await startAnchoring(deps.anchoring, options);
+  let passes = 0;
+  // The deadline pass is the worker's heartbeat: it runs every second whatever else is queued.
+  const deadlinePass = async () => {
+    let ok = 0;
+    try {
+      await settleDueBets(deps.deadlines);
+      ok = 1;
+    } finally {
+      passes++;
+      await deps.heartbeats
+        ?.beat('worker', DEADLINE_PASS_MS, { passes, lastPassOk: ok }, deps.deadlines.clock().getTime())
+        .catch((err) => log.warn({ err }, 'worker: heartbeat failed'));
+    }
+  };
   const stops = [
     every(
       5_000,
       () => ensureRngChains(deps.rngHeads),
       (err) => log.warn({ err }, 'rng: rollover check failed'),
     ),
-    every(
-      1_000,
-      () => settleDueBets(deps.deadlines),
-      (err) => log.warn({ err }, 'deadlines: pass failed'),
-    ),
+    every(DEADLINE_PASS_MS, deadlinePass, (err) => log.warn({ err }, 'deadlines: pass failed')),
     () => anchoring.stop(),
   ];
   return {

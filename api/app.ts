@@ -18,6 +18,8 @@ import devRoutes from './routes/dev.ts';
 import diceRoutes from './routes/dice.ts';
 import receiptRoutes from './routes/receipts.ts';
 import webPlugin from './plugins/web.ts';
+import healthPlugin from './plugins/health.ts';
+import metricsPlugin from './plugins/metrics.ts';
 import betLogRoutes from './routes/bet-log.ts';
 import journalRoutes from './routes/journal.ts';
 import stateProofRoutes from './routes/state-proof.ts';
@@ -84,6 +86,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     keyGenerator: (request) => app.auth.knownWallet(request.headers.authorization) ?? request.ip,
     errorResponseBuilder: (_request, context) => new PfwsError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),
   });
+  await app.register(metricsPlugin);
+  await app.register(healthPlugin);
 
   await app.register(
     async (api) => {
