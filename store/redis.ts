@@ -19,7 +19,11 @@ export const createQueueRedis = (url: string): Redis => new Redis(url, { maxRetr
  */
 export async function assertRedisReachable(url: string, timeoutMs = 3_000): Promise<void> {
   const probe = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  probe.on('error', () => {});
+  // ioredis rejects with "Connection is closed"; the socket's own error (ECONNREFUSED, ENOTFOUND, ...) says why.
+  let socketError: (Error & { code?: string }) | null = null;
+  probe.on('error', (err: Error & { code?: string }) => {
+    socketError ??= err;
+  });
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeout = new Promise<never>((_, reject) => {
@@ -27,8 +31,9 @@ export async function assertRedisReachable(url: string, timeoutMs = 3_000): Prom
     });
     await Promise.race([probe.connect().then(() => probe.ping()), timeout]);
   } catch (err) {
-    const reason = (err as { code?: string }).code ?? (err as Error).message;
-    if (/NOAUTH|WRONGPASS|invalid password|invalid username/i.test(String((err as Error).message))) {
+    const cause = (socketError ?? err) as Error & { code?: string };
+    const reason = cause.code ?? cause.message;
+    if (/NOAUTH|WRONGPASS|\bAUTH\b|invalid password|invalid username/i.test(`${cause.message} ${(err as Error).message}`)) {
       throw new StartupError(
         `Redis at ${redactUrl(url)} refused the credentials: put the right user and password in REDIS_URL (redis://user:password@host:port)`,
       );
