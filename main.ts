@@ -4,13 +4,26 @@ import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config/env.ts';
 import { createLogger, type Logger } from './config/logger.ts';
 import { assertPortFree, listenError, StartupError } from './config/startup.ts';
-import { serveClusterMetrics } from './config/metrics.ts';
 import { assertRedisReachable } from './store/redis.ts';
-import { startLocalnet, type Localnet } from './localnet/index.ts';
-import { apiDepsOf, createWiring, type Wiring, type WiringOverrides } from './wiring.ts';
-import { startApi } from './api/server.ts';
-import { Indexer } from './indexer/indexer.ts';
-import { startWorker, type WorkerHandle } from './anchor-worker/worker.ts';
+import type { Localnet } from './localnet/index.ts';
+import type { Wiring, WiringOverrides } from './wiring.ts';
+import type { Indexer } from './indexer/indexer.ts';
+import type { WorkerHandle } from './anchor-worker/worker.ts';
+
+/**
+ * The heavy parts (chain, stores, Fastify) load only after the cheap start-up checks, so that a start that
+ * cannot work (Redis unreachable, a port in use) fails in the time it takes to load the checks alone.
+ */
+const loadRoles = async () => {
+  const [{ startLocalnet }, { apiDepsOf, createWiring }, { startApi }, { Indexer }, { startWorker }] = await Promise.all([
+    import('./localnet/index.ts'),
+    import('./wiring.ts'),
+    import('./api/server.ts'),
+    import('./indexer/indexer.ts'),
+    import('./anchor-worker/worker.ts'),
+  ]);
+  return { startLocalnet, apiDepsOf, createWiring, startApi, Indexer, startWorker };
+};
 
 export interface Running {
   wiring: Wiring;
@@ -36,6 +49,7 @@ export async function startService(config: Config, logger: Logger, options: Star
   try {
     // Before anything slow: an unreachable Redis fails the start within seconds, naming REDIS_URL.
     if (!overrides.redis) await assertRedisReachable(config.REDIS_URL);
+    const { startLocalnet, apiDepsOf, createWiring, startApi, Indexer, startWorker } = await loadRoles();
     let localnet: Localnet | null = null;
     if (config.localnet && !localnetUrl) {
       localnet = await startLocalnet({
@@ -208,6 +222,7 @@ async function main(): Promise<void> {
     failStart(err);
   }
   if (clustered) {
+    const { serveClusterMetrics } = await import('./config/metrics.ts');
     serveClusterMetrics(running.wiring.metrics.registry);
     try {
       stopWorkers = await forkApiWorkers(config.API_WORKERS, running.rpcUrl, logger);

@@ -42,7 +42,9 @@ describe('a start that cannot work stops with the fix', () => {
     const proc = procs.start({ REDIS_URL: `redis://app:s3cret@127.0.0.1:${dead}`, DATA_DIR: procs.tempDir(), PORT: String(await freePort()) });
     expect(await exitOf(proc)).toBe(1);
     expect(proc.output()).toMatch(
-      new RegExp(`start-up error: Redis is unreachable at redis://app:\\*\\*\\*@127\\.0\\.0\\.1:${dead} \\(ECONNREFUSED\\).*set REDIS_URL to a reachable server`),
+      new RegExp(
+        `start-up error: Redis is unreachable at redis://app:\\*\\*\\*@127\\.0\\.0\\.1:${dead} \\(ECONNREFUSED\\).*set REDIS_URL to a reachable server`,
+      ),
     );
     expect(proc.output()).not.toContain('s3cret');
     expect(proc.output()).not.toMatch(/\n\s+at /);
@@ -54,7 +56,9 @@ describe('a start that cannot work stops with the fix', () => {
     const proc = procs.start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: procs.tempDir() });
     expect(await exitOf(proc)).toBe(1);
     expect(proc.output()).toMatch(
-      new RegExp(`start-up error: PORT=${port}: port ${port} on 127\\.0\\.0\\.1 is already in use by another process; stop that process, or set PORT to a free port`),
+      new RegExp(
+        `start-up error: PORT=${port}: port ${port} on 127\\.0\\.0\\.1 is already in use by another process; stop that process, or set PORT to a free port`,
+      ),
     );
     expect(proc.output()).not.toMatch(/EADDRINUSE|\n\s+at /);
   });
@@ -122,7 +126,9 @@ const refused = (port: number) =>
   });
 
 describe('the all-in-one service (two API processes)', () => {
-  it('sums metrics over its processes, finishes a request in flight on SIGTERM, and refuses to restart on an emptied ledger', { timeout: 240_000 }, async () => {
+  it('sums metrics over its processes, finishes a request in flight on SIGTERM, and refuses to restart on an emptied ledger', {
+    timeout: 240_000,
+  }, async () => {
     const dataDir = procs.tempDir();
     const [port, rpcPort] = [await freePort(), await freePort()];
     const env = {
