@@ -15,6 +15,7 @@ export default async function healthPlugin(fastify: FastifyInstance) {
     {
       config,
       schema: {
+        hide: true,
         tags: ['operations'],
         summary: 'Liveness: the process serves requests (no dependency is checked)',
         response: { 200: HealthResponse },
@@ -28,6 +29,7 @@ export default async function healthPlugin(fastify: FastifyInstance) {
     {
       config,
       schema: {
+        hide: true,
         tags: ['operations'],
         summary: 'Readiness: Redis, the chain RPC and ClickHouse reachable, the indexer and worker alive; 503 names what is not',
         response: { 200: ReadyResponse, 503: ReadyResponse },

@@ -25,6 +25,7 @@ async function metricsPlugin(app: FastifyInstance) {
     {
       config: { rateLimit: false },
       schema: {
+        hide: true,
         tags: ['operations'],
         summary: 'Prometheus metrics of the whole service (text exposition format 0.0.4)',
         produces: ['text/plain'],
