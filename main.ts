@@ -3,11 +3,27 @@ import cluster from 'node:cluster';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config/env.ts';
 import { createLogger, type Logger } from './config/logger.ts';
-import { startLocalnet, type Localnet } from './localnet/index.ts';
-import { apiDepsOf, createWiring, type Wiring, type WiringOverrides } from './wiring.ts';
-import { startApi } from './api/server.ts';
-import { Indexer } from './indexer/indexer.ts';
-import { startWorker, type WorkerHandle } from './anchor-worker/worker.ts';
+import { assertPortFree, listenError, StartupError } from './config/startup.ts';
+import { assertRedisReachable } from './store/redis.ts';
+import type { Localnet } from './localnet/index.ts';
+import type { Wiring, WiringOverrides } from './wiring.ts';
+import type { Indexer } from './indexer/indexer.ts';
+import type { WorkerHandle } from './anchor-worker/worker.ts';
+
+/**
+ * The heavy parts (chain, stores, Fastify) load only after the cheap start-up checks, so that a start that
+ * cannot work (Redis unreachable, a port in use) fails in the time it takes to load the checks alone.
+ */
+const loadRoles = async () => {
+  const [{ startLocalnet }, { apiDepsOf, createWiring }, { startApi }, { Indexer }, { startWorker }] = await Promise.all([
+    import('./localnet/index.ts'),
+    import('./wiring.ts'),
+    import('./api/server.ts'),
+    import('./indexer/indexer.ts'),
+    import('./anchor-worker/worker.ts'),
+  ]);
+  return { startLocalnet, apiDepsOf, createWiring, startApi, Indexer, startWorker };
+};
 
 export interface Running {
   wiring: Wiring;
@@ -31,12 +47,17 @@ export async function startService(config: Config, logger: Logger, options: Star
     for (const s of stoppers.reverse()) await s().catch((err) => logger.warn({ err }, 'shutdown step failed'));
   };
   try {
+    // Before anything slow: an unreachable Redis fails the start within seconds, naming REDIS_URL.
+    if (!overrides.redis) await assertRedisReachable(config.REDIS_URL);
+    const { startLocalnet, apiDepsOf, createWiring, startApi, Indexer, startWorker } = await loadRoles();
     let localnet: Localnet | null = null;
     if (config.localnet && !localnetUrl) {
       localnet = await startLocalnet({
         port: config.LOCALNET_PORT,
         dataDir: path.join(config.dataDir, 'localnet'),
         logger: logger.child({ role: 'localnet' }),
+      }).catch((err: unknown) => {
+        throw listenError(err, 'LOCALNET_PORT', '127.0.0.1', config.LOCALNET_PORT);
       });
       stoppers.push(() => localnet!.close());
     }
@@ -57,6 +78,7 @@ export async function startService(config: Config, logger: Logger, options: Star
         pollMs: config.INDEXER_POLL_MS,
         logger: logger.child({ role: 'indexer' }),
         waitingWallets: (committedBeforeMs) => bets.waitingWallets(committedBeforeMs, config.REVEAL_DEADLINE_MS, 100),
+        heartbeats: wiring.stores.heartbeats,
       });
       const started = indexer;
       started.start();
@@ -64,7 +86,9 @@ export async function startService(config: Config, logger: Logger, options: Star
     }
     let apiUrl: string | null = null;
     if (config.roles.includes('api')) {
-      const api = await startApi(apiDepsOf(wiring));
+      const api = await startApi(apiDepsOf(wiring)).catch((err: unknown) => {
+        throw listenError(err, 'PORT', config.HOST, config.PORT);
+      });
       apiUrl = api.url;
       stoppers.push(() => api.close());
     }
@@ -91,14 +115,32 @@ function readConfig(argv: readonly string[]): Config {
   }
 }
 
-function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+/** Exit code of an API process that could not start: its primary then stops instead of starting another. */
+const STARTUP_FAILED = 3;
+
+/** A refused start prints its cause and fix (never a stack) and exits non-zero. */
+function failStart(err: unknown, code = 1): never {
+  if (err instanceof StartupError) console.error(`start-up error: ${err.message}`);
+  else console.error(err);
+  process.exit(code);
+}
+
+function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs: number): void {
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // Requests and jobs in flight get SHUTDOWN_TIMEOUT_MS to finish; then the process leaves anyway.
+    setTimeout(() => {
+      logger.error({ timeoutMs }, 'shutdown took too long; exiting with work unfinished');
+      process.exit(1);
+    }, timeoutMs).unref();
     stop().then(
-      () => process.exit(0),
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
       (err) => {
         logger.error({ err }, 'shutdown failed');
         process.exit(1);
@@ -109,66 +151,111 @@ function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-/** Forks API processes that share PORT; the main process keeps localnet, the indexer and the worker. */
+/**
+ * Forks API processes that share PORT; the main process keeps localnet, the indexer and the worker. One that
+ * cannot start fails the whole start; one that dies later is replaced.
+ */
 async function forkApiWorkers(count: number, localnetUrl: string, logger: Logger): Promise<() => Promise<void>> {
   let stopping = false;
+  let started = false;
   const fork = () => cluster.fork({ PFWS_LOCALNET_URL: localnetUrl });
   cluster.on('exit', (worker, code) => {
-    if (stopping) return;
+    if (stopping || !started) return;
     logger.error({ pid: worker.process.pid, code }, 'api process exited; starting another');
-    fork();
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, 1_000).unref();
   });
-  await Promise.all(Array.from({ length: count }, () => new Promise((resolve) => fork().once('listening', resolve))));
-  return async () => {
+  const stopAll = async () => {
     stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
     await Promise.all(
       workers.map(
         (w) =>
           new Promise((resolve) => {
+            if (w.isDead()) return resolve(null);
             w.once('exit', resolve);
             w.process.kill('SIGTERM');
           }),
       ),
     );
   };
+  try {
+    await Promise.all(
+      Array.from(
+        { length: count },
+        () =>
+          new Promise((resolve, reject) => {
+            const w = fork();
+            w.once('listening', resolve);
+            w.once('exit', (code) => reject(new StartupError(`an API process exited with code ${code} before it listened (its error is above)`)));
+          }),
+      ),
+    );
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  started = true;
+  return stopAll;
 }
 
 async function main(): Promise<void> {
   if (cluster.isWorker) {
     const config = { ...readConfig([]), roles: ['api' as const] };
-    const logger = createLogger(config.LOG_LEVEL);
-    const running = await startService(config, logger, { localnetUrl: process.env.PFWS_LOCALNET_URL });
-    onShutdown(logger, running.stop);
+    const logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
+    const running = await startService(config, logger, { localnetUrl: process.env.PFWS_LOCALNET_URL }).catch((err) => failStart(err, STARTUP_FAILED));
+    onShutdown(logger, running.stop, config.SHUTDOWN_TIMEOUT_MS);
     return;
   }
   const config = readConfig(process.argv.slice(2));
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
   const clustered = config.roles.includes('api') && config.API_WORKERS > 1;
-  const running = await startService(clustered ? { ...config, roles: config.roles.filter((r) => r !== 'api') } : config, logger);
+  let running: Running;
   let stopWorkers = async () => {};
-  if (clustered) stopWorkers = await forkApiWorkers(config.API_WORKERS, running.rpcUrl, logger);
+  try {
+    // Ports first: a port in use fails the start at once, before the chain and the keys are loaded.
+    if (config.roles.includes('api')) await assertPortFree('PORT', config.HOST, config.PORT);
+    if (config.localnet) await assertPortFree('LOCALNET_PORT', '127.0.0.1', config.LOCALNET_PORT);
+    running = await startService(clustered ? { ...config, roles: config.roles.filter((r) => r !== 'api') } : config, logger);
+  } catch (err) {
+    failStart(err);
+  }
+  if (clustered) {
+    const { serveClusterMetrics } = await import('./config/metrics.ts');
+    serveClusterMetrics(running.wiring.metrics.registry);
+    try {
+      stopWorkers = await forkApiWorkers(config.API_WORKERS, running.rpcUrl, logger);
+    } catch (err) {
+      await running.stop();
+      failStart(err);
+    }
+  }
   const base = clustered ? `http://localhost:${config.PORT}` : running.apiUrl?.replace('0.0.0.0', 'localhost');
   logger.info(
     {
       roles: config.roles,
       apiProcesses: clustered ? config.API_WORKERS : 1,
       api: base ? `${base}/api` : null,
+      dashboard: base ? `${base}/` : null,
       docs: base ? `${base}/api/docs` : null,
       rpc: running.rpcUrl,
+      health: base ? `${base}/ready` : null,
+      metrics: base ? `${base}/metrics` : null,
       dataDir: config.dataDir,
     },
     'pfws started',
   );
-  onShutdown(logger, async () => {
-    await stopWorkers();
-    await running.stop();
-  });
+  onShutdown(
+    logger,
+    async () => {
+      await stopWorkers();
+      await running.stop();
+    },
+    config.SHUTDOWN_TIMEOUT_MS,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  main().catch((err) => failStart(err));
 }

@@ -15,6 +15,8 @@ import type { Config } from './config/env.ts';
 import { createRpc, type SolanaRpc } from './chain/rpc.ts';
 import { ataOf, configuredSetup, ensureLocalnetGenesis, type ChainSetup } from './chain/genesis.ts';
 import { fetchMint } from '@solana-program/token';
+import { newestOperatorCommit, type OperatorCommit } from './chain/operator-history.ts';
+import { redactUrl, StartupError } from './config/startup.ts';
 import { explorerLinks, type ExplorerLinks } from './protocol/explorer.ts';
 import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
 import { RngChains } from './operator/rng-chains.ts';
@@ -40,6 +42,11 @@ import type { WithdrawalDeps } from './funding/withdrawals.ts';
 import { ensureFeePayerFunded, loadX402FeePayer } from './payments/fee-payer.ts';
 import { facilitatorFromConfig, X402Payments, x402NetworkOf } from './payments/x402.ts';
 import { TopUps } from './payments/top-up.ts';
+import { HeartbeatStore } from './store/heartbeats.ts';
+import { QueueDepths } from './store/queue-depths.ts';
+import { createProcessMetrics, processScrape, type ProcessMetrics } from './config/metrics.ts';
+import { heartbeatCheck, notConfigured, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
+import { createServiceMetrics } from './api/service-metrics.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
 import { DiceGame } from './games/dice.ts';
@@ -68,6 +75,7 @@ export interface Stores {
   payments: PaymentStore;
   transparency: TransparencyStore;
   agents: AgentStore;
+  heartbeats: HeartbeatStore;
 }
 
 export interface Wiring {
@@ -100,6 +108,11 @@ export interface Wiring {
   worker: WorkerDeps;
   agentKeys: AgentKeys;
   agents: AgentArcade;
+  /** This process's metrics (prom-client registry). */
+  metrics: ProcessMetrics;
+  /** What `GET /ready` checks; a dependency adds its check here. */
+  readiness: ReadinessChecks;
+  queueDepths: QueueDepths;
   close(): Promise<void>;
 }
 
@@ -108,17 +121,49 @@ export interface WiringOverrides {
   redis?: Redis;
 }
 
-export class LedgerMismatchError extends Error {
+export class LedgerMismatchError extends StartupError {
   override readonly name = 'LedgerMismatchError';
+}
+
+/** The Redis ledger is empty, yet the chain holds this operator's bet-log commits: starting as new would fork the log. */
+export class LedgerMissingError extends StartupError {
+  override readonly name = 'LedgerMissingError';
+}
+
+/**
+ * Refuses to start an empty ledger for an operator whose commits are already on-chain (Redis lost, wiped or
+ * pointed elsewhere): the balances, bets and bet log those commits anchor live only in that ledger.
+ */
+async function refuseLostLedger(ledger: LedgerStore, rpc: SolanaRpc, rpcUrl: string, anchorKey: string, config: Config, prefix: string): Promise<void> {
+  if (!(await ledger.isEmpty())) return;
+  let commit: OperatorCommit | null;
+  try {
+    commit = await newestOperatorCommit(rpc, anchorKey);
+  } catch (err) {
+    throw new StartupError(
+      `cannot read the chain at ${redactUrl(rpcUrl)} to check for this operator's earlier commits (${(err as Error).message}); check SOLANA_RPC_URL`,
+    );
+  }
+  if (!commit) return;
+  const fresh = config.localnet ? ' On localnet you may instead start over with an empty DATA_DIR (a new chain).' : '';
+  throw new LedgerMissingError(
+    `the Redis ledger under REDIS_PREFIX="${prefix}" at ${redactUrl(config.REDIS_URL)} is empty, but the chain already holds this operator's ` +
+      `bet-log commits (newest: ${commit.entryCount} entries, slot ${commit.slot}, transaction ${commit.signature}). ` +
+      'Starting as new would lose every balance and fork the anchored log, so the service refuses. ' +
+      'Restore Redis from its backup (the AOF or RDB file), or point REDIS_URL and REDIS_PREFIX at the ledger that made those commits; ' +
+      `see "Restoring the ledger" in the README.${fresh}`,
+  );
 }
 
 export async function createWiring(config: Config, logger: Logger, rpcUrl: string, overrides: WiringOverrides = {}): Promise<Wiring> {
   setCryptoBackend(nodeBackend);
   const redis = overrides.redis ?? createRedis(config.REDIS_URL);
+  const keys = new Keys(config.REDIS_PREFIX);
+  const queueDepths = new QueueDepths(config.REDIS_URL, keys.queuePrefix());
   const close = async () => {
+    await queueDepths.close();
     if (!overrides.redis) await redis.quit().catch(() => redis.disconnect());
   };
-  const keys = new Keys(config.REDIS_PREFIX);
   const scripts = defineScripts(redis);
   const stores: Stores = {
     ledger: new LedgerStore(redis, keys, scripts),
@@ -134,7 +179,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     payments: new PaymentStore(redis, keys),
     transparency: new TransparencyStore(redis, keys),
     agents: new AgentStore(redis, keys, scripts),
+    heartbeats: new HeartbeatStore(redis, keys),
   };
+  const metrics = createProcessMetrics();
   const clock = overrides.clock ?? (() => new Date());
   const operator = await loadOperatorKeys(config.keysDir, config.localnet);
   const aliases = new Aliases(loadSecret(config.keysDir, 'alias', config.localnet));
@@ -151,6 +198,12 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     setup = await ensureLocalnetGenesis(rpc, config.dataDir, operator, faucet, config.DEV_HOUSE_CAPITAL);
   } else {
     setup = await configuredSetup(config.USDC_MINT!, config.LP_MINT!, operator.keeper.publicKey);
+  }
+  try {
+    await refuseLostLedger(stores.ledger, rpc, rpcUrl, operator.anchor.publicKey, config, keys.prefix);
+  } catch (err) {
+    await close();
+    throw err;
   }
   const identity = `${setup.usdcMint}:${setup.vaultTokenAccount}`;
   const stored = await stores.ledger.claimChain(identity);
@@ -206,6 +259,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     rngValue,
     clock,
     settings: { prepareTtlMs: config.PREPARE_TTL_MS, revealDeadlineMs: config.REVEAL_DEADLINE_MS, limits, agent: config.agentLimits },
+    observer: metrics.observer,
   });
   const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
   const agentLimits = new AgentLimits({ store: stores.agents, settings: config.agentLimits, clock });
@@ -223,6 +277,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const workerLogger = logger.child({ role: 'worker' });
   const worker: WorkerDeps = {
     logger,
+    heartbeats: stores.heartbeats,
     rngHeads: {
       rng: stores.rng,
       chains: rngChains,
@@ -298,6 +353,12 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     ledger: stores.ledger,
     resourceUrl: `${publicBase}/api/protocol/v1/player/x402-deposit`,
   });
+  const readiness = new ReadinessChecks()
+    .add('redis', redisCheck(stores.heartbeats))
+    .add('rpc', rpcCheck(rpc))
+    .add('clickhouse', notConfigured('ClickHouse is not part of this build yet (the analytics routes add it)'))
+    .add('indexer', heartbeatCheck(stores.heartbeats, 'indexer', clock))
+    .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock));
 
   return {
     config,
@@ -337,6 +398,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     worker,
     agentKeys,
     agents,
+    metrics,
+    readiness,
+    queueDepths,
     close,
   };
 }
@@ -384,5 +448,20 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     faucet: w.faucet ? { key: w.faucet, rpc: w.rpc, setup: w.setup } : null,
     agentKeys: w.agentKeys,
     agents: w.agents,
+    ops: {
+      readiness: w.readiness,
+      metrics: w.metrics,
+      scrape: processScrape(w.metrics.registry),
+      service: createServiceMetrics({
+        ledger: stores.ledger,
+        anchors: stores.anchors,
+        manifests: stores.manifests,
+        heartbeats: stores.heartbeats,
+        queues: w.queueDepths,
+        rpc: w.rpc,
+        commitment: config.INDEXER_COMMITMENT,
+        clock: w.clock,
+      }),
+    },
   };
 }

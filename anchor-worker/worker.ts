@@ -5,6 +5,7 @@ import { startAnchoring, type AnchoringDeps, type AnchoringHandle, type Anchorin
 import { closeIdleTickets, settleDueBets, type DeadlineDeps } from './deadlines.ts';
 import { startKeeper, type KeeperHandle, type KeeperQueueDeps, type KeeperQueueOptions } from './keeper-queue.ts';
 import { ensureRngChains, type RngHeadDeps } from './rng-heads.ts';
+import type { HeartbeatStore } from '../store/heartbeats.ts';
 
 export interface WorkerDeps {
   rngHeads: RngHeadDeps;
@@ -12,11 +13,15 @@ export interface WorkerDeps {
   anchoring: AnchoringDeps;
   keeper: KeeperQueueDeps;
   logger: Logger;
+  /** Where each scheduler pass is recorded, so API processes see the worker alive. */
+  heartbeats?: HeartbeatStore;
 }
 
 export interface WorkerOptions extends AnchoringOptions {
   keeper?: KeeperQueueOptions;
 }
+
+const DEADLINE_PASS_MS = 1_000;
 
 export interface WorkerHandle {
   anchoring: AnchoringHandle;
@@ -49,20 +54,28 @@ export async function startWorker(deps: WorkerDeps, options: WorkerOptions = {})
   await ensureRngChains(deps.rngHeads);
   const anchoring = await startAnchoring(deps.anchoring, options);
   const keeper = await startKeeper(deps.keeper, options.keeper);
+  let passes = 0;
+  // The deadline pass is the worker's heartbeat: it runs every second whatever else is queued.
+  const deadlinePass = async () => {
+    let ok = 0;
+    try {
+      await settleDueBets(deps.deadlines);
+      await closeIdleTickets(deps.deadlines);
+      ok = 1;
+    } finally {
+      passes++;
+      await deps.heartbeats
+        ?.beat('worker', DEADLINE_PASS_MS, { passes, lastPassOk: ok }, deps.deadlines.clock().getTime())
+        .catch((err) => log.warn({ err }, 'worker: heartbeat failed'));
+    }
+  };
   const stops = [
     every(
       5_000,
       () => ensureRngChains(deps.rngHeads),
       (err) => log.warn({ err }, 'rng: rollover check failed'),
     ),
-    every(
-      1_000,
-      async () => {
-        await settleDueBets(deps.deadlines);
-        await closeIdleTickets(deps.deadlines);
-      },
-      (err) => log.warn({ err }, 'deadlines: pass failed'),
-    ),
+    every(DEADLINE_PASS_MS, deadlinePass, (err) => log.warn({ err }, 'deadlines: pass failed')),
     () => anchoring.stop(),
     () => keeper.stop(),
   ];

@@ -18,6 +18,8 @@ import devRoutes from './routes/dev.ts';
 import diceRoutes from './routes/dice.ts';
 import receiptRoutes from './routes/receipts.ts';
 import webPlugin from './plugins/web.ts';
+import healthPlugin from './plugins/health.ts';
+import metricsPlugin from './plugins/metrics.ts';
 import betLogRoutes from './routes/bet-log.ts';
 import journalRoutes from './routes/journal.ts';
 import stateProofRoutes from './routes/state-proof.ts';
@@ -27,6 +29,23 @@ import agentKeyRoutes from './routes/agent-key.ts';
 import mcpRoutes from './mcp/route.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
+import { forDocument } from '../schemas/common.ts';
+
+const API_DESCRIPTION = `The public API of the service (the contract in api-contract.md; formats in design.md).
+
+**Trying it out.** Every route shows an example that is valid for its schema, so "Try it out" with it gets a real answer
+from this service, never a validation error:
+- Public routes (wallet, config, house, receipts, bet log, journal) answer with data, or with a meaningful 404
+  (RECEIPT_NOT_FOUND, NOT_FOUND) when the example names a play of another deployment.
+- Routes marked with a lock need a bearer token: GET /api/wallet/challenge for your wallet, sign its \`message\` with the
+  wallet (Ed25519, base64), POST /api/wallet/session, then **Authorize** with the token. With it, the examples answer as
+  they would for that wallet: reads return its state; the play examples use a session key that your wallet has not
+  authorized, so they answer SESSION_KEY_NOT_AUTHORIZED, GAME_INPUT_REJECTED (with \`details.reason\`) or
+  INVALID_SESSION_SIGNATURE — what a real client gets for those inputs. To play for real, use a client that signs
+  (test/helpers/player.ts is one in about 200 lines).
+- Without a token those routes answer WALLET_SESSION_REQUIRED.
+
+Operations (not in this document): GET /health, GET /ready and GET /metrics (Prometheus), at the root of the server.`;
 
 // Bodies are JSON and must carry the right types: coercing `true` into "true" would turn a malformed body
 // into a different error. Query strings and path params are text, so they are coerced.
@@ -73,12 +92,24 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
-      info: { title: 'Provably-Fair Wagering Service (Protocol V1)', version: '1.0.0' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      openapi: '3.1.0',
+      info: { title: 'Provably-Fair Wagering Service (Protocol V1)', version: '1.0.0', description: API_DESCRIPTION },
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The token of POST /api/wallet/session (GET /api/wallet/challenge, sign its message with the wallet)',
+          },
+        },
+      },
     },
+    // Permissive wire schemas (amounts the handler checks, objects built by protocol/) are shown as what they are.
+    transform: ({ schema, url }) => ({ schema: forDocument(schema), url }),
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  // The document under a name tools look for; /api/docs/json (Swagger UI's) serves the same.
+  app.get('/api/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(authPlugin);
   await app.register(rateLimit, {
     max: deps.config.RATE_LIMIT_MAX,
@@ -87,6 +118,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     keyGenerator: (request) => app.auth.knownWallet(request.headers.authorization) ?? request.ip,
     errorResponseBuilder: (_request, context) => new PfwsError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),
   });
+  await app.register(metricsPlugin);
+  await app.register(healthPlugin);
 
   await app.register(
     async (api) => {

@@ -22,6 +22,9 @@ import type { BetStore } from '../store/bets.ts';
 import type { RngStore } from '../store/rng.ts';
 import type { TransparencyStore } from '../store/transparency.ts';
 import type { TrustRoots } from '../transparency/trust-root.ts';
+import type { ProcessMetrics } from '../config/metrics.ts';
+import type { Registry } from 'prom-client';
+import type { ReadinessChecks } from './readiness.ts';
 
 /** The chain objects and operator public keys clients and verifiers start from. */
 export interface ChainInfo {
@@ -32,6 +35,17 @@ export interface ChainInfo {
   ackPublicKey: string;
   anchorPublicKey: string;
   explorerBaseUrl: string;
+}
+
+/** What the operations routes (`/health`, `/ready`, `/metrics`) read. */
+export interface OpsDeps {
+  readiness: ReadinessChecks;
+  /** This process's metrics; request latency is recorded here. */
+  metrics: ProcessMetrics;
+  /** The process metrics as one scrape sees them: this process's, or in a node:cluster every process's, summed. */
+  scrape: () => Promise<string>;
+  /** Gauges of the whole service, read from Redis and the chain on each scrape. */
+  service: Registry;
 }
 
 export interface ApiDeps {
@@ -61,4 +75,5 @@ export interface ApiDeps {
   agents: AgentArcade;
   /** localnet only: the dev faucet. */
   faucet: { key: OperatorKey; rpc: SolanaRpc; setup: ChainSetup } | null;
+  ops: OpsDeps;
 }

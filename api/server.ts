@@ -12,6 +12,12 @@ export interface ApiServer {
 
 export async function startApi(deps: ApiDeps): Promise<ApiServer> {
   const app = await buildApp(deps);
-  const url = await app.listen({ port: deps.config.PORT, host: deps.config.HOST });
+  let url: string;
+  try {
+    url = await app.listen({ port: deps.config.PORT, host: deps.config.HOST });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
   return { app, url, close: () => app.close() };
 }

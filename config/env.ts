@@ -1,15 +1,28 @@
 // Configuration: every variable is validated once at start against one schema; a bad one fails by name.
 import path from 'node:path';
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import { parseDecimalAmount } from '../protocol/money.ts';
 
 const Int = (min: number, max: number, dflt: number, description: string) => Type.Integer({ minimum: min, maximum: max, default: dflt, description });
-const Url = (description: string) => Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9+.-]*://.+', description }));
+// `accepted` says, in words, what a patterned variable takes: a failed start names the variable and this.
+const Url = (description: string) =>
+  Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9+.-]*://.+', description, accepted: 'an absolute URL such as https://host:port' }));
+const Base58Key = (description: string) =>
+  Type.Optional(Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description, accepted: 'a base58 public key (32 to 44 characters)' }));
+const OneOf = <const T extends string>(values: readonly T[], dflt: T | undefined, description: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { ...(dflt === undefined ? {} : { default: dflt }), description },
+  );
 const UsdcAmount = (dflt: string, description: string) =>
-  Type.String({ default: dflt, pattern: '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$', description: `${description} (decimal, at most 6 decimals)` });
-const Base58Key = (description: string) => Type.Optional(Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description }));
+  Type.String({
+    default: dflt,
+    pattern: '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$',
+    description: `${description} (decimal, at most 6 decimals)`,
+    accepted: 'a decimal USDC amount with at most 6 decimals',
+  });
 
 export const ConfigSchema = Type.Object({
   PORT: Int(0, 65535, 8080, 'API port'),
@@ -18,23 +31,41 @@ export const ConfigSchema = Type.Object({
   TRUST_PROXY: Type.String({
     default: 'false',
     pattern: '^(true|false|[0-9A-Fa-f.:/, ]+)$',
+    accepted: 'false, true, or comma-separated proxy addresses or CIDRs',
     description: 'Trust X-Forwarded-* from: false, true (any peer), or proxy addresses/CIDRs (comma-separated)',
   }),
-  DATA_DIR: Type.String({ default: './data', minLength: 1, description: 'Local state: localnet snapshot and history, genesis, operator keys and RNG chains' }),
-  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', pattern: '^rediss?://', description: 'Redis ledger' }),
-  REDIS_PREFIX: Type.String({ default: 'pfws', pattern: '^[A-Za-z0-9_.-]{1,40}$', description: 'Prefix of every Redis key' }),
+  DATA_DIR: Type.String({
+    default: './data',
+    minLength: 1,
+    accepted: 'a directory path',
+    description: 'Local state: localnet snapshot and history, genesis, operator keys and RNG chains',
+  }),
+  REDIS_URL: Type.String({
+    default: 'redis://127.0.0.1:6379',
+    pattern: '^rediss?://',
+    accepted: 'a redis:// or rediss:// URL, such as redis://user:password@host:6379/0',
+    description: 'Redis ledger',
+  }),
+  REDIS_PREFIX: Type.String({
+    default: 'pfws',
+    pattern: '^[A-Za-z0-9_.-]{1,40}$',
+    accepted: '1 to 40 characters from A-Z a-z 0-9 _ . -',
+    description: 'Prefix of every Redis key',
+  }),
   SOLANA_RPC_URL: Url('Solana RPC; unset runs the embedded localnet'),
   PUBLIC_RPC_URL: Url('RPC URL published to clients in /config; defaults to the RPC in use'),
   LOCALNET_PORT: Int(0, 65535, 8899, 'Port of the embedded localnet RPC'),
-  CLUSTER: Type.Optional(Type.Union([Type.Literal('localnet'), Type.Literal('devnet'), Type.Literal('testnet'), Type.Literal('mainnet-beta')])),
+  CLUSTER: Type.Optional(
+    OneOf(['localnet', 'devnet', 'testnet', 'mainnet-beta'], undefined, 'Solana cluster; localnet without SOLANA_RPC_URL, else mainnet-beta'),
+  ),
   USDC_MINT: Base58Key('USDC mint (required with SOLANA_RPC_URL)'),
   LP_MINT: Base58Key('LP share mint (required with SOLANA_RPC_URL)'),
-  KEYS_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Operator keypair files ack.json, anchor.json, keeper.json' })),
-  EXPLORER_BASE_URL: Type.String({ default: 'https://explorer.solana.com', description: 'Block explorer for commit links' }),
-  LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-    { default: 'info' },
+  KEYS_DIR: Type.Optional(
+    Type.String({ minLength: 1, accepted: 'a directory path', description: 'Operator keypair files ack.json, anchor.json, keeper.json' }),
   ),
+  EXPLORER_BASE_URL: Type.String({ default: 'https://explorer.solana.com', description: 'Block explorer for commit links' }),
+  LOG_LEVEL: OneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
+  LOG_FORMAT: OneOf(['auto', 'pretty', 'json'], 'auto', 'Log lines: pretty (readable) or json; auto is pretty on a terminal, json otherwise'),
   CHALLENGE_TTL_MS: Int(1_000, 3_600_000, 300_000, 'Wallet challenge lifetime'),
   TOKEN_TTL_MS: Int(60_000, 30 * 86_400_000, 86_400_000, 'Bearer token lifetime'),
   PREPARE_TTL_MS: Int(1_000, 3_600_000, 300_000, 'How long a prepared bet payload can be committed'),
@@ -52,11 +83,12 @@ export const ConfigSchema = Type.Object({
   MANIFEST_MAX_DELAY_MS: Int(50, 3_600_000, 2_000, 'Sign a journal manifest at least this often'),
   INDEXER_POLL_MS: Int(50, 60_000, 1_000, 'Indexer polling interval'),
   INDEXER_COMMITMENT: Type.Optional(
-    Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { description: 'confirmed on localnet, finalized otherwise' }),
+    OneOf(['confirmed', 'finalized'], undefined, 'Commitment for crediting and anchoring; confirmed on localnet, finalized otherwise'),
   ),
   API_WORKERS: Int(0, 64, 2, 'API processes sharing PORT (node:cluster); 0 or 1 serves the API in the main process'),
   RATE_LIMIT_MAX: Int(1, 10_000_000, 2_000, 'Requests per RATE_LIMIT_WINDOW_MS per wallet or IP'),
   RATE_LIMIT_WINDOW_MS: Int(100, 3_600_000, 10_000, 'Rate limit window'),
+  SHUTDOWN_TIMEOUT_MS: Int(1_000, 600_000, 25_000, 'On SIGTERM, how long requests and jobs in flight may take before the process exits anyway'),
   DEV_HOUSE_CAPITAL: Int(0, 1_000_000_000_000, 1_000_000, 'localnet only: USDC the house starts with'),
   AGENT_MAX_BET: UsdcAmount('0.05', 'Largest stake of one MCP play, USDC'),
   AGENT_MAX_WAGERED: UsdcAmount('1', 'Most that MCP plays of one wallet may stake within AGENT_WINDOW_MS, USDC'),
@@ -101,6 +133,14 @@ export function parseRoles(argv: readonly string[]): Role[] {
 /** Fastify's `trustProxy` from TRUST_PROXY. */
 export const trustProxyOf = (value: string): boolean | string => (value === 'true' || value === 'false' ? value === 'true' : value);
 
+/** What a variable accepts, in words: the listed values, an integer range, or its `accepted` note. */
+export function acceptedValues(schema: TSchema): string {
+  const s = schema as { anyOf?: { const?: unknown }[]; type?: string; minimum?: number; maximum?: number; accepted?: string };
+  if (s.anyOf?.every((member) => typeof member.const === 'string')) return `one of ${s.anyOf.map((m) => m.const).join(', ')}`;
+  if (s.type === 'integer') return `an integer from ${s.minimum ?? '-∞'} to ${s.maximum ?? '∞'}`;
+  return s.accepted ?? (s.type === 'string' ? 'text' : String(s.type));
+}
+
 /**
  * Builds the config from an environment.
  * @throws {ConfigError} naming the first bad variable
@@ -115,9 +155,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const errors = Value.Errors(ConfigSchema, value);
   if (errors.length) {
     const first = errors[0]!;
-    const name = first.instancePath.replace(/^\//, '') || String((first.params as { requiredProperties?: string[] }).requiredProperties?.[0] ?? '?');
-    const description = (ConfigSchema.properties as Record<string, { description?: string }>)[name]?.description;
-    throw new ConfigError(`invalid environment variable ${name}=${JSON.stringify(env[name] ?? '')}: ${first.message}${description ? ` (${description})` : ''}`);
+    const name =
+      first.instancePath.replace(/^\//, '').split('/')[0] || String((first.params as { requiredProperties?: string[] }).requiredProperties?.[0] ?? '?');
+    const schema = (ConfigSchema.properties as Record<string, TSchema>)[name];
+    const description = (schema as { description?: string } | undefined)?.description;
+    const accepted = schema ? acceptedValues(schema) : first.message;
+    throw new ConfigError(
+      `invalid environment variable ${name}=${JSON.stringify(env[name] ?? '')}: expected ${accepted}${description ? ` (${description})` : ''}`,
+    );
   }
   const parsed = value as RawConfig;
   const roles = parseRoles(argv);

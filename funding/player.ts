@@ -2,11 +2,12 @@
 // transactions, and `sync`, which applies the wallet's confirmed transactions through the indexer's own path.
 import { address, type Address } from '@solana/kit';
 import { buildRevokeTransaction, buildSetupTransaction } from '../chain/player-transactions.ts';
+import { walletUsdcBalance } from '../chain/wallet-balance.ts';
 import type { SolanaRpc } from '../chain/rpc.ts';
 import type { ChainSetup } from '../chain/genesis.ts';
 import { isStrictEd25519PublicKey } from '../protocol/crypto.ts';
 import { fromBase58 } from '../protocol/encoding.ts';
-import { PfwsError } from '../protocol/errors.ts';
+import { gameRejected, PfwsError } from '../protocol/errors.ts';
 import { revokeMemo, setupMemo } from '../protocol/memo.ts';
 import { AmountError, microToNumber, parseNonNegativeAmount } from '../protocol/money.ts';
 import type { ExplorerLinks } from '../protocol/explorer.ts';
@@ -70,7 +71,11 @@ const wire = (built: { transaction: string; lastValidBlockHeight: bigint }, memo
   memo,
 });
 
-/** The unsigned setup transaction: authorizes the session key and deposits `amount` (which may be 0). */
+/**
+ * The unsigned setup transaction: authorizes the session key and deposits `amount` (which may be 0). A deposit
+ * larger than the wallet's USDC is refused here (GAME_INPUT_REJECTED, `details.reason: "insufficient_wallet_balance"`)
+ * rather than built into a transaction the chain would fail.
+ */
 export async function setupTransaction(deps: PlayerDeps, wallet: string, input: { amount?: unknown; sessionPubkey: string }) {
   let amount: bigint;
   try {
@@ -81,6 +86,16 @@ export async function setupTransaction(deps: PlayerDeps, wallet: string, input: 
   }
   assertSessionPubkey(input.sessionPubkey);
   const owner: Address = address(wallet);
+  if (amount > 0n) {
+    const held = await walletUsdcBalance(deps.rpc, deps.setup, owner);
+    if (amount > held) {
+      throw gameRejected(
+        `amount ${microToNumber(amount)} exceeds the wallet's USDC balance (${microToNumber(held)}); deposit at most that much, or fund the wallet first`,
+        'insufficient_wallet_balance',
+        { amount: microToNumber(amount), walletBalance: microToNumber(held) },
+      );
+    }
+  }
   const built = await buildSetupTransaction(deps.rpc, deps.setup, owner, input.sessionPubkey, amount);
   await watchWallet(deps.tail, wallet);
   return wire(built, setupMemo(owner, input.sessionPubkey));

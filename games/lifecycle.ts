@@ -36,6 +36,13 @@ export interface LifecycleDeps {
   rngValue: (chainId: number, index: number) => string;
   clock: () => Date;
   settings: LifecycleSettings;
+  /** Told of each bet (for Sweeper, each turn) committed and settled the first time, never of a replay: metrics count them. */
+  observer?: LifecycleObserver;
+}
+
+export interface LifecycleObserver {
+  committed(game: GameName): void;
+  settled(game: GameName, source: PlaySource): void;
 }
 
 /** What a commit body carries besides the game's own fields. */
@@ -167,6 +174,7 @@ export class BetLifecycle {
       ...(payload.game === 'sweeper' ? { ticketId: payload.params.ticketId } : {}),
     });
     if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
+    if (result.kind === 'ok') this.deps.observer?.committed(game);
     const ack = this.deps.ackOf({ hash: body.betPayloadHash, ...result });
     return {
       status: result.state === 'settled' ? ('settled' as const) : ('awaiting_reveal' as const),
@@ -210,6 +218,7 @@ export class BetLifecycle {
     });
     const result = await bets.settleTurn(bet, outcome.write, settledAt);
     if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
+    if (result.kind === 'ok') this.deps.observer?.settled(bet.game, bet.source);
     const reply = result.kind === 'ok' ? outcome.reply : await rules.storedReply(bet, result.settlement);
     return { reply, player: result.player, fresh: result.kind === 'ok' };
   }

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { tailAddress, type TailDeps } from '../funding/tail.ts';
+import type { HeartbeatStore } from '../store/heartbeats.ts';
 
 const LEASE_MS = 15_000;
 const WATCH_WINDOW_MS = 15 * 60_000;
@@ -17,6 +18,8 @@ export interface IndexerOptions {
   logger: Logger;
   /** Wallets with a bet committed before `committedBeforeMs` and not revealed: their reveal may be a memo. */
   waitingWallets: (committedBeforeMs: number) => Promise<string[]>;
+  /** Where each pass is recorded, so API processes see the indexer alive and how far it has synced. */
+  heartbeats?: HeartbeatStore;
 }
 
 export class Indexer {
@@ -28,6 +31,8 @@ export class Indexer {
   #ticks = 0;
   #passes = 0;
   #lastPassAt: number | null = null;
+  /** The chain slot a leader pass started at, once that pass tailed the vault without error: everything before it is applied. */
+  #syncedSlot: bigint | null = null;
 
   constructor(
     readonly deps: TailDeps,
@@ -39,8 +44,8 @@ export class Indexer {
   }
 
   /** Completed passes (as leader or not) and when the last one ended: the indexer is alive while these move. */
-  get progress(): { passes: number; lastPassAt: number | null } {
-    return { passes: this.#passes, lastPassAt: this.#lastPassAt };
+  get progress(): { passes: number; lastPassAt: number | null; syncedSlot: bigint | null } {
+    return { passes: this.#passes, lastPassAt: this.#lastPassAt, syncedSlot: this.#syncedSlot };
   }
 
   start(): void {
@@ -85,6 +90,7 @@ export class Indexer {
   async #tick(): Promise<void> {
     try {
       if (!(await this.#holdLease())) return;
+      const startSlot = await this.deps.rpc.getSlot({ commitment: this.deps.commitment }).send();
       const active = () => !this.#stopped && this.#leader;
       const wallets = this.#ticks++ % WALLET_EVERY_TICKS === 0 ? await this.#walletsToTail() : [];
       const targets = [this.deps.ctx.vaultTokenAccount, this.deps.ctx.keeperLpAccount, ...wallets];
@@ -93,11 +99,24 @@ export class Indexer {
         const applied = await tailAddress(this.deps, target, active);
         if (applied) this.options.logger.info({ target, applied }, 'indexer: applied on-chain items');
       }
+      if (active()) this.#syncedSlot = startSlot;
     } catch (err) {
       this.options.logger.warn({ err }, 'indexer: tick failed, retrying');
     } finally {
       this.#passes++;
       this.#lastPassAt = this.deps.clock().getTime();
+      await this.#beat();
     }
+  }
+
+  async #beat(): Promise<void> {
+    const { heartbeats } = this.options;
+    if (!heartbeats || this.#stopped) return;
+    const fields: Record<string, string | number> = { passes: this.#passes, leader: this.#leader ? 1 : 0 };
+    // Only the leader tails, so only its slot says how far the ledger has synced.
+    if (this.#leader && this.#syncedSlot !== null) fields.syncedSlot = this.#syncedSlot.toString();
+    await heartbeats
+      .beat('indexer', this.options.pollMs, fields, this.deps.clock().getTime())
+      .catch((err) => this.options.logger.warn({ err }, 'indexer: heartbeat failed'));
   }
 }

@@ -1,78 +1,121 @@
 // Player setup, funding and status.
 import { Type } from 'typebox';
-import { Amount, AmountInput, Base58Address, Timestamp } from './common.ts';
+import { Amount, AmountInput, Base58Address, Nullable, OptionalAmountInput, Timestamp } from './common.ts';
+import * as EX from './examples.ts';
 
-export const SetupBody = Type.Object({
-  amount: Type.Optional(AmountInput),
-  sessionPubkey: Type.String({ description: 'Ed25519 session public key (base58)' }),
-});
+export const SetupBody = Type.Object(
+  {
+    amount: Type.Optional(
+      OptionalAmountInput('USDC to deposit in the same transaction (0 or absent: only authorize the key); at most what the wallet holds, at most 6 decimals'),
+    ),
+    sessionPubkey: Type.String({ description: 'Ed25519 session public key (base58) to authorize' }),
+  },
+  { examples: [EX.setupBody] },
+);
 
-export const RevokeBody = Type.Object({
-  sessionPubkey: Type.String({ description: 'Ed25519 session public key (base58)' }),
-});
+export const RevokeBody = Type.Object(
+  { sessionPubkey: Type.String({ description: 'Ed25519 session public key (base58) to revoke' }) },
+  { examples: [EX.revokeBody] },
+);
 
-export const UnsignedTransaction = Type.Object({
-  transaction: Type.String({ description: 'base64 wire transaction, unsigned; the wallet is the fee payer' }),
-  lastValidBlockHeight: Type.String(),
-  memo: Type.String(),
-});
+export const UnsignedTransaction = Type.Object(
+  {
+    transaction: Type.String({ description: 'base64 wire transaction, unsigned; the wallet is the fee payer' }),
+    lastValidBlockHeight: Type.String({ description: 'the transaction is valid until this block height (decimal string)' }),
+    memo: Type.String({ description: 'the memo it carries, signed by the wallet alone' }),
+  },
+  { description: 'Sign it with the wallet, send it to the RPC, then call player/sync', examples: [EX.unsignedTransaction] },
+);
 
-export const SessionKeyStatus = Type.Object({
-  sessionPubkey: Base58Address,
-  status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
-  slot: Type.Integer(),
-  signature: Type.String(),
-  updatedAt: Timestamp,
-});
+export const SessionKeyStatus = Type.Object(
+  {
+    sessionPubkey: { ...Base58Address, description: 'the session key' },
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')], { description: 'active, or revoked' }),
+    slot: Type.Integer({ description: 'slot of the memo that set this status' }),
+    signature: Type.String({ description: 'transaction of that memo' }),
+    updatedAt: { ...Timestamp, description: 'when the service applied it' },
+  },
+  { description: 'one session key' },
+);
 
 /** Design §3: `{ id, amount, status, createdAt, signature?, finalizedAt? }`, plus the payout's explorer link. */
-export const Withdrawal = Type.Object({
-  id: Type.String({ description: 'wd_ and 26 base32 characters; the payout carries the memo pfws:v1:withdraw:<id>' }),
-  amount: Amount,
-  status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('finalized')]),
-  createdAt: Timestamp,
-  signature: Type.Optional(Type.String({ description: 'the payout transaction, once the keeper signed it' })),
-  finalizedAt: Type.Optional(Timestamp),
-  explorerUrl: Type.Optional(Type.String({ description: 'the payout transaction on the block explorer' })),
-});
+export const Withdrawal = Type.Object(
+  {
+    id: Type.String({ description: 'wd_ and 26 base32 characters; the payout carries the memo pfws:v1:withdraw:<id>' }),
+    amount: { ...Amount, description: 'the amount, USDC' },
+    status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('finalized')], { description: 'pending, then sent, then finalized' }),
+    createdAt: { ...Timestamp, description: 'when requested' },
+    signature: Type.Optional(Type.String({ description: 'the payout transaction, once the keeper signed it' })),
+    finalizedAt: Type.Optional({ ...Timestamp, description: 'when the payout was final on-chain' }),
+    explorerUrl: Type.Optional(Type.String({ description: 'the payout transaction on the block explorer' })),
+  },
+  { description: 'one withdrawal' },
+);
 
-export const WithdrawBody = Type.Object({ amount: AmountInput });
+export const WithdrawBody = Type.Object({ amount: AmountInput }, { description: 'how much to withdraw' });
 
-export const WithdrawalResponse = Type.Object({ withdrawal: Withdrawal });
+export const WithdrawalResponse = Type.Object({ withdrawal: Withdrawal }, { description: 'The withdrawal' });
 
-export const PlayerStatus = Type.Object({
-  walletAddress: Base58Address,
-  alias: Type.String(),
-  balance: Amount,
-  exposure: Amount,
-  stakedInPlay: Amount,
-  pendingWithdrawals: Amount,
-  nonces: Type.Object({ bet: Type.Integer({ description: 'the betNonce the next prepared bet carries' }) }),
-  sessionKeys: Type.Array(SessionKeyStatus),
-  withdrawals: Type.Array(Withdrawal),
-  totals: Type.Object({ deposited: Amount, wagered: Amount, paidOut: Amount, plays: Type.Integer(), wins: Type.Integer() }),
-});
+export const PlayerStatus = Type.Object(
+  {
+    walletAddress: { ...Base58Address, description: 'the wallet' },
+    alias: Type.String({ description: 'its public alias (receipts and public views show only this)' }),
+    balance: { ...Amount, description: 'free arcade balance, USDC' },
+    exposure: { ...Amount, description: "open bets' possible payout beyond their stakes, USDC" },
+    stakedInPlay: { ...Amount, description: 'stakes locked in committed bets and open tickets, USDC' },
+    pendingWithdrawals: { ...Amount, description: 'withdrawals requested and not yet paid, USDC' },
+    nonces: Type.Object({ bet: Type.Integer({ description: 'the betNonce the next prepared bet carries' }) }, { description: 'nonces' }),
+    sessionKeys: Type.Array(SessionKeyStatus, { description: 'session keys authorized (and revoked) on-chain' }),
+    withdrawals: Type.Array(Withdrawal, { description: 'withdrawals, newest first' }),
+    totals: Type.Object(
+      {
+        deposited: { ...Amount, description: 'credited deposits, USDC' },
+        wagered: { ...Amount, description: 'settled stakes, USDC' },
+        paidOut: { ...Amount, description: 'payouts, USDC' },
+        plays: Type.Integer({ description: 'settled plays' }),
+        wins: Type.Integer({ description: 'plays won' }),
+      },
+      { description: 'lifetime totals' },
+    ),
+  },
+  { description: 'The player', examples: [EX.status] },
+);
 
-export const SyncResult = Type.Object({ applied: Type.Integer({ description: 'on-chain items applied by this call' }), status: PlayerStatus });
+export const SyncResult = Type.Object(
+  { applied: Type.Integer({ description: 'on-chain items applied by this call' }), status: PlayerStatus },
+  { description: 'The wallet is in sync with the chain', examples: [EX.sync] },
+);
 
-export const FaucetBody = Type.Object({
-  wallet: Type.String(),
-  usdc: Type.Optional(AmountInput),
-  sol: Type.Optional(Type.Number({ minimum: 0, maximum: 1000 })),
-});
+export const FaucetBody = Type.Object(
+  {
+    wallet: Type.String({ description: 'wallet to fund (base58)' }),
+    usdc: Type.Optional(OptionalAmountInput('dev USDC to mint to the wallet (default 1000, at most 1,000,000)')),
+    sol: Type.Optional(Type.Number({ minimum: 0, maximum: 1000, description: 'SOL to airdrop for fees (default 1; 0, or at least 0.001)' })),
+  },
+  { examples: [EX.faucetBody] },
+);
 
-export const FaucetResult = Type.Object({
-  wallet: Base58Address,
-  tokenAccount: Base58Address,
-  usdc: Amount,
-  sol: Type.Number(),
-  signatures: Type.Array(Type.String()),
-});
+export const FaucetResult = Type.Object(
+  {
+    wallet: { ...Base58Address, description: 'the wallet' },
+    tokenAccount: { ...Base58Address, description: 'its USDC associated token account' },
+    usdc: { ...Amount, description: 'USDC minted' },
+    sol: Type.Number({ description: 'SOL airdropped' }),
+    signatures: Type.Array(Type.String({ description: 'a transaction signature' }), { description: 'the transactions' }),
+  },
+  { description: 'Funded', examples: [EX.faucet] },
+);
 
 /** `POST /api/protocol/v1/player/x402-deposit`: the amount as in the setup body. */
-export const TopUpBody = Type.Object({ amount: AmountInput });
+export const TopUpBody = Type.Object({ amount: AmountInput }, { description: 'how much to top up; the payment rides in the payment-signature header' });
 
-export const TopUpResult = Type.Object({
-  payment: Type.Object({ id: Type.String({ description: 'the settled transaction signature' }), amount: Amount }),
-  balance: Amount,
-});
+export const TopUpResult = Type.Object(
+  {
+    payment: Type.Object(
+      { id: Type.String({ description: 'the settled transaction signature' }), amount: { ...Amount, description: 'the amount credited, USDC' } },
+      { description: 'the accepted payment' },
+    ),
+    balance: { ...Amount, description: 'the balance after the credit, USDC' },
+  },
+  { description: 'Credited' },
+);

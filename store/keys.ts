@@ -1,4 +1,9 @@
 // Redis key names. Per-wallet keys share the wallet's hash tag; the ledger runs on one primary (design §3).
+
+/** The BullMQ queues of the worker role (under `queuePrefix()`); metrics report the depth of each. */
+export const QUEUE_NAMES = ['anchor', 'manifest'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
 export class Keys {
   constructor(readonly prefix: string) {}
 
@@ -58,6 +63,7 @@ export class Keys {
   readonly indexerLease = () => `${this.prefix}:indexer:leader`;
   readonly playsChannel = () => `${this.prefix}:plays`;
   readonly meta = () => `${this.prefix}:meta`;
+  heartbeat = (role: string) => `${this.prefix}:heartbeat:${role}`;
 
   // Anchoring: the bet-log tree, commits, the pending commit, liability snapshots, manifests.
   betLogNodes = (level: number) => `${this.prefix}:betlog:nodes:${level}`;

@@ -153,6 +153,11 @@ export class LedgerStore {
    * and mixing two (another DATA_DIR, say) would corrupt both.
    * @returns the identity already stored when it differs, else null
    */
+  /** True until a first start claims this prefix for a chain: nothing of a ledger was ever written here. */
+  async isEmpty(): Promise<boolean> {
+    return (await this.redis.exists(this.keys.meta())) === 0;
+  }
+
   async claimChain(identity: string): Promise<string | null> {
     await this.redis.hsetnx(this.keys.meta(), 'chain', identity);
     const stored = await this.redis.hget(this.keys.meta(), 'chain');

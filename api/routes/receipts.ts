@@ -1,21 +1,16 @@
 // Public receipts.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { responses } from '../../schemas/common.ts';
-import { ReceiptResponse } from '../../schemas/receipt.ts';
+import { ReceiptParams, ReceiptResponse } from '../../schemas/receipt.ts';
 import { PfwsError } from '../../protocol/errors.ts';
 import { readReceipt } from '../../games/receipts.ts';
 
 export default async function receiptRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
-    '/receipts/:id',
-    { schema: { tags: ['receipts'], params: Type.Object({ id: Type.String() }), response: responses({ 200: ReceiptResponse }) } },
-    async (request) => {
-      const receipt = await readReceipt(app.bets, request.params.id);
-      if (!receipt) throw new PfwsError('RECEIPT_NOT_FOUND', `No receipt with id ${request.params.id}`);
-      return { receipt };
-    },
-  );
+  app.get('/receipts/:id', { schema: { tags: ['receipts'], params: ReceiptParams, response: responses({ 200: ReceiptResponse }) } }, async (request) => {
+    const receipt = await readReceipt(app.bets, request.params.id);
+    if (!receipt) throw new PfwsError('RECEIPT_NOT_FOUND', `No receipt with id ${request.params.id}`);
+    return { receipt };
+  });
 }

@@ -1,7 +1,6 @@
 // Sweeper on Protocol V1: tickets, then choice and cashout turns (prepare, commit, reveal).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { responses } from '../../schemas/common.ts';
 import { RecoverySeed, RecoverySeedBody, RecoverySeedQuery, RecoverySeedStored, RevealBody } from '../../schemas/bets.ts';
 import {
@@ -14,6 +13,7 @@ import {
   SweeperPrepareResponse,
   SweeperRevealResponse,
   SweeperSession,
+  TicketParams,
   TicketResponse,
 } from '../../schemas/sweeper.ts';
 
@@ -40,7 +40,7 @@ export default async function sweeperRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/protocol/v1/sweeper/ticket/:ticketId',
-    { ...route, schema: { ...meta, params: Type.Object({ ticketId: Type.String({ maxLength: 64 }) }), response: responses({ 200: TicketResponse }, ERRORS) } },
+    { ...route, schema: { ...meta, params: TicketParams, response: responses({ 200: TicketResponse }, ERRORS) } },
     async (request) => sweeper.ticket(request.wallet, request.params.ticketId),
   );
 

@@ -1,0 +1,109 @@
+/**
+ * What `GET /ready` checks: a small registry of named checks, each bounded in time, each reporting `ok`, `failing`
+ * (with a reason) or `not_configured`. The composition root adds the checks; a new dependency plugs in with one
+ * `readiness.add(name, check)` line.
+ * @module
+ */
+import type { SolanaRpc } from '../chain/rpc.ts';
+import type { HeartbeatRole, HeartbeatStore } from '../store/heartbeats.ts';
+
+export interface CheckResult {
+  status: 'ok' | 'failing' | 'not_configured';
+  /** Why it fails, or what is missing. */
+  reason?: string;
+  /** Round trip of the check. */
+  latencyMs?: number;
+  /** For a role: how long ago it last beat. */
+  ageMs?: number;
+  /** For the chain RPC: the slot it reports. */
+  slot?: number;
+}
+
+export type Check = () => Promise<CheckResult>;
+
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, CheckResult>;
+}
+
+/** A check that names a dependency this deployment does not have yet; it does not make the service unready. */
+export const notConfigured =
+  (reason: string): Check =>
+  async () => ({ status: 'not_configured', reason });
+
+export class ReadinessChecks {
+  readonly #checks = new Map<string, Check>();
+
+  /**
+   * @param timeoutMs - a check that takes longer fails as timed out
+   * @defaultValue 2000
+   */
+  constructor(readonly timeoutMs = 2_000) {}
+
+  /** Adds a check, or replaces the one of that name. */
+  add(name: string, check: Check): this {
+    this.#checks.set(name, check);
+    return this;
+  }
+
+  names(): string[] {
+    return [...this.#checks.keys()];
+  }
+
+  /** Runs every check at once; ready when none fails. */
+  async run(): Promise<Readiness> {
+    const entries = await Promise.all([...this.#checks].map(async ([name, check]) => [name, await this.#bounded(check)] as const));
+    const checks = Object.fromEntries(entries);
+    return { ready: entries.every(([, r]) => r.status !== 'failing'), checks };
+  }
+
+  async #bounded(check: Check): Promise<CheckResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<CheckResult>((resolve) => {
+      timer = setTimeout(() => resolve({ status: 'failing', reason: `no answer within ${this.timeoutMs} ms` }), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([check().catch((err: unknown) => ({ status: 'failing' as const, reason: reasonOf(err) })), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+const reasonOf = (err: unknown): string => {
+  const e = err as { code?: string; message?: string };
+  return [e.code, e.message].filter(Boolean).join(': ') || String(err);
+};
+
+const since = (started: number) => Math.round((performance.now() - started) * 10) / 10;
+
+/** Redis answers a PING. */
+export const redisCheck =
+  (heartbeats: Pick<HeartbeatStore, 'ping'>): Check =>
+  async () => ({ status: 'ok', latencyMs: Math.round((await heartbeats.ping()) * 10) / 10 });
+
+/** The chain RPC answers getSlot. */
+export const rpcCheck =
+  (rpc: SolanaRpc): Check =>
+  async () => {
+    const started = performance.now();
+    const slot = await rpc.getSlot({ commitment: 'confirmed' }).send();
+    return { status: 'ok', latencyMs: since(started), slot: Number(slot) };
+  };
+
+/**
+ * A role is alive while it beats: its last beat is younger than a few of its own intervals (and never less
+ * than `graceMs`, so one slow pass is not an outage).
+ */
+export const heartbeatCheck =
+  (heartbeats: Pick<HeartbeatStore, 'read'>, role: HeartbeatRole, clock: () => Date, graceMs = 15_000): Check =>
+  async () => {
+    const beat = await heartbeats.read(role);
+    if (!beat)
+      return { status: 'failing', reason: `no ${role} has reported yet: is a process with --role ${role} running against this Redis and REDIS_PREFIX?` };
+    const ageMs = Math.max(0, clock().getTime() - beat.at);
+    const limit = Math.max(graceMs, 5 * beat.everyMs);
+    if (ageMs > limit) return { status: 'failing', ageMs, reason: `the ${role} last reported ${Math.round(ageMs / 1000)} s ago (limit ${limit / 1000} s)` };
+    if (beat.fields.lastPassOk === '0') return { status: 'ok', ageMs, reason: `the ${role} is alive, but its last pass failed (see its log)` };
+    return { status: 'ok', ageMs };
+  };

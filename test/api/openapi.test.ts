@@ -1,0 +1,257 @@
+// The API document: valid OpenAPI 3.1; every field typed and described, `required` marked; every route with
+// examples that validate against their own schemas; "Try it out" with those examples gets a real answer (never a
+// validation error); and real responses of a played Dice bet and Sweeper ticket hold to the documented schemas,
+// with no undocumented field.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { Player, http } from '../helpers/player.ts';
+
+type Schema = Record<string, any>;
+interface Operation {
+  method: string;
+  path: string;
+  op: Schema;
+}
+
+let svc: TestService;
+let doc: Schema;
+let ops: Operation[];
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+beforeAll(async () => {
+  svc = await startTestService({ ANCHOR_MAX_DELAY_MS: '200', MANIFEST_MAX_DELAY_MS: '200' });
+  doc = (await http('GET', `${svc.api}/docs/openapi.json`)).body;
+  ops = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  );
+});
+afterAll(async () => {
+  await svc?.cleanup();
+});
+
+const name = (o: Operation) => `${o.method} ${o.path}`;
+const bodyOf = (o: Operation) => o.op.requestBody?.content?.['application/json'] as Schema | undefined;
+const responseOf = (o: Operation, status: number | string) => o.op.responses?.[String(status)]?.content?.['application/json'] as Schema | undefined;
+const examplesOf = (media: Schema | undefined): unknown[] =>
+  media
+    ? [...('example' in media ? [media.example] : []), ...Object.values((media.examples ?? {}) as Record<string, { value: unknown }>).map((e) => e.value)]
+    : [];
+const check = (schema: Schema, value: unknown) => {
+  const validate = ajv.compile(schema);
+  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+};
+
+/** Every property, item and branch of a schema with where it is. */
+function* nodes(schema: Schema, where: string): Generator<[string, Schema]> {
+  if (!schema || typeof schema !== 'object') return;
+  for (const [key, prop] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+    yield [`${where}.${key}`, prop];
+    yield* nodes(prop, `${where}.${key}`);
+  }
+  if (schema.items) yield* nodes(schema.items, `${where}[]`);
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object') yield* nodes(schema.additionalProperties, `${where}{}`);
+  for (const k of ['anyOf', 'oneOf', 'allOf']) {
+    const branches = (schema[k] ?? []) as Schema[];
+    for (let i = 0; i < branches.length; i++) yield* nodes(branches[i]!, `${where}|${i}`);
+  }
+}
+
+const typed = (s: Schema): boolean =>
+  s.type !== undefined || s.const !== undefined || s.enum !== undefined || ['anyOf', 'oneOf', 'allOf'].some((k) => Array.isArray(s[k]) && s[k].every(typed));
+
+/** A copy that refuses any property it does not document. */
+function strict(schema: Schema): Schema {
+  if (Array.isArray(schema)) return schema.map(strict);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Schema = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'examples' || k === 'example' ? v : strict(v)]));
+  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  return out;
+}
+
+describe('the document', () => {
+  it('is OpenAPI 3.1, valid, and served at /api/docs/openapi.json and /api/docs/json alike', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect((await http('GET', `${svc.api}/docs/json`)).body).toEqual(doc);
+    expect(ops.length).toBeGreaterThan(25);
+  });
+
+  it('types and describes every field of every request and response', () => {
+    const problems: string[] = [];
+    for (const o of ops) {
+      for (const p of o.op.parameters ?? []) {
+        if (!p.description) problems.push(`${name(o)} ${p.in} ${p.name}: no description`);
+        if (!typed(p.schema ?? {})) problems.push(`${name(o)} ${p.in} ${p.name}: untyped`);
+      }
+      const media = [['body', bodyOf(o)], ...Object.keys(o.op.responses ?? {}).map((status) => [status, responseOf(o, status)])] as [
+        string,
+        Schema | undefined,
+      ][];
+      for (const [part, m] of media) {
+        if (!m) continue;
+        for (const [where, s] of nodes(m.schema, `${name(o)} ${part}`)) {
+          if (!s.description) problems.push(`${where}: no description`);
+          if (!typed(s)) problems.push(`${where}: untyped`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('marks required fields', () => {
+    const status = responseOf(ops.find((o) => o.path === '/api/protocol/v1/player/status')!, 200)!.schema;
+    expect(status.required).toEqual(expect.arrayContaining(['walletAddress', 'balance', 'nonces', 'sessionKeys']));
+    const prepare = bodyOf(ops.find((o) => o.path === '/api/protocol/v1/dice/prepare')!)!.schema;
+    expect(prepare.required).toEqual(['commitment', 'sessionPubkey']);
+    const ticket = responseOf(ops.find((o) => o.path === '/api/protocol/v1/sweeper/ticket/{ticketId}')!, 200)!.schema.properties.ticket;
+    expect(ticket.required).not.toContain('endedAt');
+    expect(ticket.required).toContain('rowsWon');
+  });
+
+  it('every route has examples, and each validates against its own schema', () => {
+    const problems: string[] = [];
+    for (const o of ops) {
+      for (const p of o.op.parameters ?? []) {
+        if (p.example === undefined) problems.push(`${name(o)} ${p.in} ${p.name}: no example`);
+        else for (const e of check(p.schema, p.example)) problems.push(`${name(o)} ${p.in} ${p.name}: ${e}`);
+      }
+      const media = [
+        ['body', bodyOf(o)],
+        ['200', responseOf(o, 200)],
+      ] as [string, Schema | undefined][];
+      for (const [part, m] of media) {
+        if (!m) continue;
+        const examples = examplesOf(m);
+        if (!examples.length) problems.push(`${name(o)} ${part}: no example`);
+        // Response examples are held to the strict schema: an example shows no undocumented field either.
+        for (const example of examples)
+          for (const e of check(part === 'body' ? m.schema : strict(m.schema), example)) problems.push(`${name(o)} ${part}: ${e}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('"Try it out" with the shown examples', () => {
+  it('gets a real answer from every route, never a validation error, in a documented shape', async () => {
+    // A signed-in wallet, as a Swagger user who authorized with their token; it has not set up a session key.
+    const user = await new Player(svc.api, svc.rpcUrl).init();
+    await user.login();
+    const base = svc.api.replace(/\/api$/, '');
+    const problems: string[] = [];
+    const statuses: Record<string, number> = {};
+    for (const o of ops) {
+      let path = o.path;
+      const query = new URLSearchParams();
+      for (const p of o.op.parameters ?? []) {
+        if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(p.example)));
+        if (p.in === 'query') query.set(p.name, String(p.example));
+      }
+      const body = bodyOf(o) ? examplesOf(bodyOf(o))[0] : undefined;
+      const bearer = o.op.security?.length ? user.token : undefined;
+      const res = await http('GET' === o.method ? 'GET' : o.method, `${base}${path}${query.size ? `?${query}` : ''}`, body, bearer);
+      statuses[name(o)] = res.status;
+      const documentedStatus = responseOf(o, res.status);
+      if (!documentedStatus) {
+        problems.push(`${name(o)}: answered ${res.status}, which is not documented: ${JSON.stringify(res.body)}`);
+        continue;
+      }
+      for (const e of check(res.status === 200 ? strict(documentedStatus.schema) : documentedStatus.schema, res.body))
+        problems.push(`${name(o)} ${res.status}: ${e}`);
+      const code = res.body?.error?.code;
+      if (code === 'INVALID_REQUEST' || code === 'WALLET_SESSION_REQUIRED' || res.status >= 500)
+        problems.push(`${name(o)}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(problems).toEqual([]);
+    // The public reads answer with data.
+    for (const route of [
+      'GET /api/protocol/v1/config',
+      'GET /api/house',
+      'GET /api/wallet/challenge',
+      'GET /api/protocol/v1/bet-log/commits',
+      'GET /api/protocol/v1/journal/events',
+    ]) {
+      expect(statuses[route], route).toBe(200);
+    }
+    expect(statuses['GET /api/protocol/v1/player/status']).toBe(200);
+    expect(statuses['POST /api/wallet/session']).toBe(401);
+  });
+});
+
+describe('real responses', () => {
+  it('of a Dice bet and a Sweeper ticket, receipts, the bet log and the journal hold to the documented schemas', async () => {
+    const player = await new Player(svc.api, svc.rpcUrl).onboard(50);
+    const responses: [string, number, unknown][] = [];
+    const record = (method: string, path: string, status: number, body: unknown) => responses.push([`${method} /api${path.split('?')[0]}`, status, body]);
+    const get = async (path: string) => {
+      const res = await player.get(path);
+      record('GET', path, res.status, res.body);
+      return res;
+    };
+
+    const dice = await player.playDice({ wager: 1, target: 50 });
+    record('POST', '/protocol/v1/dice/prepare', 200, dice.prepared);
+    record('POST', '/protocol/v1/dice/commit', 200, dice.commit);
+    record('POST', '/protocol/v1/dice/reveal', 200, dice.reveal);
+    const open = await player.prepareDice({ wager: 1 });
+    const committed = await player.commitDice(open.res.body);
+    const stored = await player.post('/protocol/v1/dice/recovery-seed', { betPayloadHash: open.res.body.betPayloadHash, clientSeedRaw: open.clientSeedRaw });
+    record('POST', '/protocol/v1/dice/recovery-seed', stored.status, stored.body);
+    await get(`/protocol/v1/dice/recovery-seed?betPayloadHash=${open.res.body.betPayloadHash}`);
+    await get('/protocol/v1/dice/session');
+    await player.revealDice(open.res.body.betPayloadHash, open.clientSeedRaw, committed.body.ack.revealMessage);
+
+    const ticket = await player.openTicket('hard', 1);
+    record('POST', '/protocol/v1/sweeper/ticket', ticket.status, ticket.body);
+    const id = ticket.body.ticket.id as string;
+    let ended = false;
+    for (let row = 0; row < 8 && !ended; row++) {
+      const choice = await player.prepareChoice(id, row, 0);
+      record('POST', '/protocol/v1/sweeper/choice/prepare', choice.res.status, choice.res.body);
+      const commit = await player.commitSweeper(choice.res.body);
+      record('POST', '/protocol/v1/sweeper/commit', commit.status, commit.body);
+      const reveal = await player.revealSweeper(choice.res.body.betPayloadHash, choice.clientSeedRaw, commit.body.ack.revealMessage);
+      record('POST', '/protocol/v1/sweeper/reveal', reveal.status, reveal.body);
+      ended = reveal.body.ticket.status !== 'running';
+      if (!ended && row === 1) {
+        const cashout = await player.prepareCashout(id);
+        record('POST', '/protocol/v1/sweeper/cashout/prepare', cashout.res.status, cashout.res.body);
+        const c = await player.commitSweeper(cashout.res.body);
+        const r = await player.revealSweeper(cashout.res.body.betPayloadHash, cashout.clientSeedRaw, c.body.ack.revealMessage);
+        record('POST', '/protocol/v1/sweeper/reveal', r.status, r.body);
+        ended = true;
+      }
+    }
+    await get(`/protocol/v1/sweeper/ticket/${id}`);
+    await get('/protocol/v1/sweeper/session');
+    await get('/protocol/v1/player/status');
+    await svc.worker!.anchoring.flush();
+    for (let i = 0; (await player.get(`/receipts/sweeper_${id}`)).body.receipt?.anchor?.status !== 'committed'; i++) {
+      if (i > 200) throw new Error('never anchored');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await get(`/receipts/${dice.reveal.receiptId}`);
+    await get(`/receipts/sweeper_${id}`);
+    await get('/protocol/v1/bet-log/commits');
+    await get('/protocol/v1/bet-log/entries');
+    await get('/protocol/v1/journal/events?limit=100');
+    await get('/protocol/v1/player/state-proof');
+
+    const problems: string[] = [];
+    for (const [route, status, body] of responses) {
+      const o = ops.find((x) => name(x) === route.replace(/\/(sweeper_[^/]+|dice_[^/]+)$/, '/{id}').replace(/ticket\/t_[^/]+$/, 'ticket/{ticketId}'));
+      if (!o) {
+        problems.push(`${route}: not in the document`);
+        continue;
+      }
+      expect(status, `${route} ${JSON.stringify(body)}`).toBe(200);
+      for (const e of check(strict(responseOf(o, 200)!.schema), body)) problems.push(`${route}: ${e}`);
+    }
+    expect(problems).toEqual([]);
+  });
+});
