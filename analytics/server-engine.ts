@@ -5,7 +5,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { COMMON_SETTINGS, EngineError, insertStatement, intOf, type AnalyticsEngine, type Row } from './engine.ts';
 import { sql, type SqlValue } from './sql.ts';
 import type { TableName } from './tables.ts';
@@ -47,6 +47,8 @@ export async function openServerEngine(options: ServerEngineOptions): Promise<An
     password: decodeURIComponent(url.password),
     request_timeout: options.requestTimeoutMs ?? 60_000,
     clickhouse_settings: COMMON_SETTINGS,
+    // Failures reach the caller as EngineErrors, which it logs once; the client would log each retry too.
+    log: { level: ClickHouseLogLevel.OFF },
   };
   const admin = createClient(base);
   try {

@@ -13,7 +13,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { bigIntOf, type AnalyticsEngine } from '../analytics/engine.ts';
+import { EngineError, bigIntOf, type AnalyticsEngine } from '../analytics/engine.ts';
 import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from '../analytics/journal-rows.ts';
 import { pruneTopWagers, reconcile } from '../analytics/reconcile.ts';
 import { sql } from '../analytics/sql.ts';
@@ -111,20 +111,27 @@ export class JournalShipper {
   async shipAvailable(): Promise<number> {
     if (!this.recovered) await this.recover();
     let shipped = 0;
-    for (;;) {
-      const entries = (await this.deps.redis.xrange(this.deps.streamKey, `(${this.cursor}`, '+', 'COUNT', this.deps.batchSize)) as Entry[];
-      if (entries.length === 0) return shipped;
-      shipped += await this.shipEntries(entries);
+    try {
+      for (;;) {
+        const entries = (await this.deps.redis.xrange(this.deps.streamKey, `(${this.cursor}`, '+', 'COUNT', this.deps.batchSize)) as Entry[];
+        if (entries.length === 0) return shipped;
+        shipped += await this.shipEntries(entries);
+      }
+    } catch (err) {
+      this.recovered = false;
+      throw err;
     }
   }
 
   /**
    * Trims the stream below the shipped checkpoint, and below `keepFromId` when given (manifests and SSE
-   * resume read the stream too; the caller passes the oldest id they still need).
+   * resume read the stream too; the caller passes the oldest id they still need). The checkpoint is read
+   * from ClickHouse itself, so nothing it does not hold is ever trimmed.
    * @returns the number of entries removed
+   * @throws {EngineError} while ClickHouse cannot be read (nothing is trimmed)
    */
   async trim(keepFromId?: string): Promise<number> {
-    const cp = this.checkpointValue;
+    const cp = await this.readCheckpoint();
     if (!cp) return 0;
     const minId = keepFromId && compareIds(keepFromId, cp.id) < 0 ? keepFromId : cp.id;
     return Number(await this.deps.redis.xtrim(this.deps.streamKey, 'MINID', minId));
@@ -140,18 +147,21 @@ export class JournalShipper {
     await engine.settle();
     const report = await reconcile(engine);
     if (report.playsRepaired || report.rebuilt.length) logger.warn({ report }, 'analytics: repaired derived tables after an interrupted insert');
-    const [top] = await engine.query<{ n: unknown; seq: unknown }>('SELECT count() AS n, max(seq) AS seq FROM journal_events');
-    if (!top || bigIntOf(top.n) === 0n) {
-      this.checkpointValue = null;
-      this.cursor = '0-0';
-    } else {
-      const seq = Number(bigIntOf(top.seq));
-      const [row] = await engine.query<{ id: string }>(sql`SELECT id FROM journal_events WHERE seq = ${seq} LIMIT 1`);
-      this.checkpointValue = { seq, id: row?.id ?? '0-0' };
-      this.cursor = this.checkpointValue.id;
-    }
+    this.checkpointValue = await this.readCheckpoint();
+    this.cursor = this.checkpointValue?.id ?? '0-0';
     this.recovered = true;
     this.release();
+  }
+
+  /** The newest event in `journal_events`, or null when it is empty. */
+  private async readCheckpoint(): Promise<Checkpoint | null> {
+    const { engine } = this.deps;
+    const [top] = await engine.query<{ n: unknown; seq: unknown }>('SELECT count() AS n, max(seq) AS seq FROM journal_events');
+    if (!top || bigIntOf(top.n) === 0n) return null;
+    const seq = Number(bigIntOf(top.seq));
+    const [row] = await engine.query<{ id: string }>(sql`SELECT id FROM journal_events WHERE seq = ${seq} LIMIT 1`);
+    if (!row) throw new EngineError(`journal_events has no row for its max seq ${seq}`);
+    return { seq, id: row.id };
   }
 
   private async run(): Promise<void> {

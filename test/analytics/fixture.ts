@@ -2,6 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { expect } from 'vitest';
+import { intOf, type AnalyticsEngine } from '../../analytics/engine.ts';
+import { rankings } from '../../analytics/queries.ts';
 import { microToNumber } from '../../protocol/money.ts';
 import { toBase58 } from '../../protocol/encoding.ts';
 import type { Actor, Bucket, Play, Totals } from '../../analytics/shapes.ts';
@@ -219,4 +222,39 @@ export function modelActivity(plays: readonly FixturePlay[], game: GameFilter, l
     topActors: modelActors(recent, 'wagered', 5),
     totals: modelTotals(sel),
   };
+}
+
+export async function count(engine: AnalyticsEngine, text: string): Promise<number> {
+  return intOf((await engine.query(text))[0]?.n ?? 0);
+}
+
+/** Every table agrees with the model: each event once, each play once, every slice's totals. */
+export async function expectConsistent(engine: AnalyticsEngine, events: number, plays: readonly FixturePlay[], now: Date) {
+  expect(await count(engine, 'SELECT count() AS n FROM journal_events')).toBe(events);
+  expect(await count(engine, 'SELECT uniqExact(seq) AS n FROM journal_events')).toBe(events);
+  expect(await count(engine, 'SELECT count() AS n FROM plays')).toBe(plays.length);
+  expect(await count(engine, 'SELECT uniqExact(receiptId) AS n FROM plays')).toBe(plays.length);
+  for (const table of ['actor_totals', 'hourly_totals']) {
+    expect(await count(engine, `SELECT sum(plays) AS n FROM ${table} WHERE game = 'dice' AND source = '*'`)).toBe(plays.filter((p) => p.game === 'dice').length);
+    expect(await count(engine, `SELECT sum(plays) AS n FROM ${table} WHERE game = '*' AND source = '*'`)).toBe(plays.length);
+  }
+  const got = await rankings(engine, { now, metric: 'wagered' });
+  expect(got.totals).toEqual(modelTotals(plays));
+  expect(got.actors).toEqual(modelActors(plays, 'wagered', 20));
+}
+
+/** `n` plays of a few players over the two days before `now`, in time order. */
+export function recentPlays(n: number, seed: number, now: Date): Omit<FixturePlay, 'seq'>[] {
+  const r = rng(seed);
+  const out: Omit<FixturePlay, 'seq'>[] = [];
+  for (let i = 0; i < n; i++) {
+    const game = r() < 0.5 ? 'dice' : 'sweeper';
+    const wager = 10_000n + BigInt(Math.floor(r() * 50_000_000));
+    const won = r() < 0.45;
+    out.push({
+      receiptId: receiptIdFor(game), game, player: alias(Math.floor(12 * r() * r())), sourceField: r() < 0.4 ? 'mcp' : null,
+      wager, payout: won ? (wager * 198n) / 100n : 0n, won, atMs: now.getTime() - Math.floor(r() * 2 * 86_400_000),
+    });
+  }
+  return out.sort((a, b) => a.atMs - b.atMs);
 }

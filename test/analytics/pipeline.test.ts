@@ -3,7 +3,6 @@ import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsEngine } from '../../analytics/engine.ts';
-import { intOf } from '../../analytics/engine.ts';
 import { migrate } from '../../analytics/migrations.ts';
 import { AnalyticsRequestError, GAMES, METRICS, PERIODS, SOURCES } from '../../analytics/params.ts';
 import { activity, rankings, stats } from '../../analytics/queries.ts';
@@ -12,7 +11,7 @@ import { JournalShipper } from '../../anchor-worker/shipper.ts';
 import { createRedis } from '../../store/redis.ts';
 import { ENGINE_KINDS, engineEnv } from './engines.ts';
 import {
-  Journal, alias, modelActivity, modelRankings, modelStats, modelTotals, playEntry, receiptIdFor, rng,
+  Journal, alias, count, expectConsistent, modelActivity, modelRankings, modelStats, playEntry, receiptIdFor, rng,
   type FixturePlay, type JournalEntry,
 } from './fixture.ts';
 
@@ -88,24 +87,6 @@ function dataset(seed: number): Dataset {
   return { entries, plays: raw.map((p) => ({ ...p, seq: 0 })), playAt };
 }
 
-async function count(engine: AnalyticsEngine, text: string): Promise<number> {
-  return intOf((await engine.query(text))[0]?.n ?? 0);
-}
-
-/** Every table agrees with the model: each event once, each play once, every slice's totals. */
-async function expectConsistent(engine: AnalyticsEngine, events: number, plays: readonly FixturePlay[]) {
-  expect(await count(engine, 'SELECT count() AS n FROM journal_events')).toBe(events);
-  expect(await count(engine, 'SELECT uniqExact(seq) AS n FROM journal_events')).toBe(events);
-  expect(await count(engine, 'SELECT count() AS n FROM plays')).toBe(plays.length);
-  expect(await count(engine, 'SELECT uniqExact(receiptId) AS n FROM plays')).toBe(plays.length);
-  for (const table of ['actor_totals', 'hourly_totals']) {
-    expect(await count(engine, `SELECT sum(plays) AS n FROM ${table} WHERE game = 'dice' AND source = '*'`)).toBe(plays.filter((p) => p.game === 'dice').length);
-    expect(await count(engine, `SELECT sum(plays) AS n FROM ${table} WHERE game = '*' AND source = '*'`)).toBe(plays.length);
-  }
-  const totals = await rankings(engine, { now: NOW, metric: 'plays' });
-  expect(totals.totals).toEqual(modelTotals(plays));
-}
-
 describe.each(ENGINE_KINDS)('analytics on %s', (kind) => {
   const env = engineEnv(kind);
   let redis: Redis;
@@ -151,7 +132,7 @@ describe.each(ENGINE_KINDS)('analytics on %s', (kind) => {
     }, 60_000);
 
     it('ships the existing journal on first start, every event and play exactly once', async () => {
-      await expectConsistent(engine, data.entries.length, data.plays);
+      await expectConsistent(engine, data.entries.length, data.plays, NOW);
       expect(await count(engine, "SELECT count() AS n FROM plays WHERE NOT match(player, '^p_')")).toBe(0);
       expect(await count(engine, `SELECT count() AS n FROM plays WHERE player = ${literal(WALLET_ADDRESS)}`)).toBe(0);
       expect(await count(engine, "SELECT count() AS n FROM plays WHERE source NOT IN ('api', 'mcp')")).toBe(0);
@@ -248,7 +229,7 @@ describe.each(ENGINE_KINDS)('analytics on %s', (kind) => {
         expect(err).toBeInstanceOf(AnalyticsRequestError);
         expect(err).toMatchObject({ code: 'INVALID_REQUEST', details: { param } });
       }
-      await expectConsistent(engine, data.entries.length, data.plays);
+      await expectConsistent(engine, data.entries.length, data.plays, NOW);
     });
 
     it('reads back hostile strings exactly through this engine', async () => {
@@ -265,7 +246,7 @@ describe.each(ENGINE_KINDS)('analytics on %s', (kind) => {
       expect(latest.latestPlays[0]).toMatchObject({ receiptId: p.receiptId, player: alias(7), source: 'mcp', betAmount: 3, payout: 0, profit: -3, won: false });
       data.entries.push(playEntry(p));
       data.plays.push({ ...p, seq: seq as number });
-      await expectConsistent(engine, data.entries.length, data.plays);
+      await expectConsistent(engine, data.entries.length, data.plays, NOW);
     });
   });
 });
