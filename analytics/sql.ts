@@ -25,7 +25,10 @@ const HEX = '0123456789ABCDEF';
 
 // Only `\` and `'` can end a quoted literal; control characters are written as \xHH too, so a literal
 // is always one printable line that both engine versions read back byte for byte.
+const NEEDS_ESCAPE = /[\\'\x00-\x1f\x7f]/;
+
 function escapeString(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return value;
   let out = '';
   let last = 0;
   for (let i = 0; i < value.length; i++) {

@@ -210,7 +210,7 @@ export class JournalShipper {
       else rows.push(row);
     }
     if (stale > 0) this.deps.logger.warn({ stale, after }, 'analytics: journal entries at or below the checkpoint skipped (was the stream reset?)');
-    if (rows.length > 0) await this.deps.engine.insert('journal_events', JOURNAL_COLUMNS, rows.map(journalValues));
+    await insertJournalBatch(this.deps.engine, rows);
     const last = rows[rows.length - 1];
     if (last) this.checkpointValue = { seq: last.seq, id: last.id };
     this.cursor = (entries[entries.length - 1] as Entry)[0];
@@ -247,6 +247,14 @@ export class JournalShipper {
       };
     });
   }
+}
+
+/**
+ * One batch, one INSERT: the rows go into `journal_events` and the views derive plays and aggregates
+ * from the same block. The benchmark loads through this too.
+ */
+export async function insertJournalBatch(engine: AnalyticsEngine, rows: readonly JournalRow[]): Promise<void> {
+  if (rows.length > 0) await engine.insert('journal_events', JOURNAL_COLUMNS, rows.map(journalValues));
 }
 
 /** Orders two stream ids (`ms-seq`). */

@@ -8,6 +8,7 @@ import { benchSweeper } from './sweeper.ts';
 import { benchMerkle } from './merkle.ts';
 import { benchAnchor } from './anchor.ts';
 import { benchVerify } from './verify.ts';
+import { benchAnalytics } from './analytics.ts';
 
 type Bench = (service: () => Promise<BenchService>) => Promise<Record<string, number>>;
 
@@ -24,6 +25,7 @@ const BENCHES: Record<string, Bench> = {
   merkle: async () => benchMerkle(),
   anchor: async (service) => benchAnchor(await service()),
   verify: async () => benchVerify(),
+  analytics: async () => benchAnalytics(),
 };
 
 async function main() {
