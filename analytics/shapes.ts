@@ -5,6 +5,7 @@
  */
 import { microToNumber } from '../protocol/money.ts';
 import { bigIntOf, intOf, type Row } from './engine.ts';
+import type { JournalRow } from './journal-rows.ts';
 
 export interface Play {
   receiptId: string;
@@ -76,6 +77,27 @@ export function playOf(row: Row): Play {
     profit: microToNumber(payout - betAmount),
     won: intOf(row.won) === 1,
     settledAt: new Date(intOf(row.settledAtMs)).toISOString(),
+  };
+}
+
+/**
+ * The public play of a journal entry that settles one, as `latestPlays` shows it: for the SSE `play`
+ * event, and for replaying missed plays from the Redis stream on `Last-Event-ID`.
+ * @example playOfJournalRow(journalRowOf(id, fields)!)
+ */
+export function playOfJournalRow(row: JournalRow): Play | null {
+  const p = row.play;
+  if (!p) return null;
+  return {
+    receiptId: p.receiptId,
+    game: p.game,
+    player: p.player,
+    source: p.source,
+    betAmount: microToNumber(p.betAmount),
+    payout: microToNumber(p.payout),
+    profit: microToNumber(p.payout - p.betAmount),
+    won: p.won,
+    settledAt: new Date(row.atMs).toISOString(),
   };
 }
 

@@ -66,10 +66,10 @@ export class JournalShipper {
 
   constructor(deps: ShipperDeps) {
     this.deps = {
-      batchSize: 5000,
-      blockMs: 1000,
-      now: () => new Date(),
       ...deps,
+      batchSize: deps.batchSize ?? 5000,
+      blockMs: deps.blockMs ?? 1000,
+      now: deps.now ?? (() => new Date()),
       retry: deps.retry ?? { minMs: 200, maxMs: 10_000 },
     };
   }

@@ -1,6 +1,7 @@
 // From journal stream entries to journal_events rows: which events are plays, and nothing unsafe gets into a play.
 import { describe, expect, it } from 'vitest';
 import { JOURNAL_COLUMNS, journalRowOf, journalValues, playOf } from '../../analytics/journal-rows.ts';
+import { playOfJournalRow } from '../../analytics/shapes.ts';
 
 const fields = (o: Record<string, string>) => Object.entries(o).flat();
 const dice = (extra: Record<string, unknown> = {}) => ({
@@ -17,6 +18,14 @@ describe('journalRowOf', () => {
       play: { receiptId: 'dice_00ff', game: 'dice', player: 'p_4kQz8', source: 'api', betAmount: 1_500_000n, payout: 2_970_000n, won: true },
     });
     expect(journalValues(row!)).toHaveLength(JOURNAL_COLUMNS.length);
+  });
+
+  it('gives the public play shape of a settled play (for SSE), exact to the micro', () => {
+    const row = journalRowOf('9-0', fields({ seq: '9', type: 'bet_settled', at: AT, data: JSON.stringify(dice({ wager: '100000001', payout: '0', status: 'lost', source: 'mcp' })) }));
+    expect(playOfJournalRow(row!)).toEqual({
+      receiptId: 'dice_00ff', game: 'dice', player: 'p_4kQz8', source: 'mcp', betAmount: 100.000001, payout: 0, profit: -100.000001, won: false, settledAt: AT,
+    });
+    expect(playOfJournalRow(journalRowOf('10-0', fields({ seq: '10', type: 'deposit_credited', at: AT, data: '{}' }))!)).toBeNull();
   });
 
   it('takes source mcp from the event, and anything unknown as api', () => {
