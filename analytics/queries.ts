@@ -155,8 +155,10 @@ export async function activity(engine: AnalyticsEngine, input: ActivityInput): P
   const [latestPlays, latestEvents, topWagers, topActors, totals] = await Promise.all([
     engine.query(sql`SELECT ${raw(PLAY_COLUMNS)} FROM plays WHERE ${gameCondition('game', game)}
       ORDER BY settledAtMs DESC, seq DESC LIMIT ${limit}`),
-    engine.query(sql`SELECT seq, id, type, at, data FROM journal_events WHERE ${gameCondition('eventGame', game)}
-      ORDER BY seq DESC LIMIT ${limit}`),
+    // Seqs first, then the rows: only the granules holding those seqs have their `data` read.
+    engine.query(sql`SELECT seq, id, type, at, data FROM journal_events
+      WHERE seq IN (SELECT seq FROM journal_events WHERE ${gameCondition('eventGame', game)} ORDER BY seq DESC LIMIT ${limit})
+      ORDER BY seq DESC`),
     largestBets(engine, game, fromMs, nowMs, limit),
     engine.query(sql`SELECT player, count() AS n, sum(won) AS w, sum(betAmount) AS wag, sum(payout) AS paid FROM plays
       WHERE ${gameCondition('game', game)} AND settledAtMs >= ${fromMs} AND settledAtMs <= ${nowMs}

@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { EngineError, bigIntOf, type AnalyticsEngine } from '../analytics/engine.ts';
 import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from '../analytics/journal-rows.ts';
-import { pruneTopWagers, reconcile } from '../analytics/reconcile.ts';
+import { compactAggregates, pruneTopWagers, reconcile } from '../analytics/reconcile.ts';
 import { sql } from '../analytics/sql.ts';
 
 export interface ShipperDeps {
@@ -39,6 +39,12 @@ export interface ShipperDeps {
    * @defaultValue `{ minMs: 200, maxMs: 10000 }`
    */
   retry?: { minMs: number; maxMs: number };
+  /**
+   * How often the per-player and per-hour totals are merged into one part (see `compactAggregates`),
+   * counted from the first batch shipped after the last time.
+   * @defaultValue 600000
+   */
+  compactEveryMs?: number;
   /** @defaultValue `() => new Date()` */
   now?: () => Date;
 }
@@ -63,6 +69,7 @@ export class JournalShipper {
   private wake: (() => void) | null = null;
   private waiters: { seq: number; resolve: () => void }[] = [];
   private prunedDay = -1;
+  private compactedAt = performance.now();
 
   constructor(deps: ShipperDeps) {
     this.deps = {
@@ -71,6 +78,7 @@ export class JournalShipper {
       blockMs: deps.blockMs ?? 1000,
       now: deps.now ?? (() => new Date()),
       retry: deps.retry ?? { minMs: 200, maxMs: 10_000 },
+      compactEveryMs: deps.compactEveryMs ?? 600_000,
     };
   }
 
@@ -176,7 +184,10 @@ export class JournalShipper {
         }
         await this.pruneDaily();
         const entries = await this.read();
-        if (entries.length > 0) await this.shipEntries(entries);
+        if (entries.length > 0) {
+          await this.shipEntries(entries);
+          await this.compactNowAndThen();
+        }
         if (failing) logger.info({ checkpoint: this.checkpointValue }, 'analytics: ClickHouse is back, shipping again');
         failing = false;
         delay = retry.minMs;
@@ -232,6 +243,12 @@ export class JournalShipper {
     if (day === this.prunedDay) return;
     await pruneTopWagers(this.deps.engine, now);
     this.prunedDay = day;
+  }
+
+  private async compactNowAndThen(): Promise<void> {
+    if (performance.now() - this.compactedAt < this.deps.compactEveryMs) return;
+    this.compactedAt = performance.now();
+    await compactAggregates(this.deps.engine);
   }
 
   private sleep(ms: number): Promise<void> {

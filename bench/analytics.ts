@@ -8,7 +8,7 @@ import { openChdbEngine } from '../analytics/chdb-engine.ts';
 import type { AnalyticsEngine } from '../analytics/engine.ts';
 import { journalRowOf, type JournalRow } from '../analytics/journal-rows.ts';
 import { migrate } from '../analytics/migrations.ts';
-import { pruneTopWagers } from '../analytics/reconcile.ts';
+import { compactAggregates, pruneTopWagers } from '../analytics/reconcile.ts';
 import { GAMES, METRICS, PERIODS, SOURCES } from '../analytics/params.ts';
 import { activity, rankings, stats } from '../analytics/queries.ts';
 import { insertJournalBatch } from '../anchor-worker/shipper.ts';
@@ -114,8 +114,10 @@ export async function benchAnalytics(): Promise<Record<string, number>> {
       console.error(`bench analytics: loading ${label(size)} plays…`);
       insertMs += await load(engine, loaded, size, total, r);
       loaded = size;
-      // The running shipper drops top_wagers days the activity window cannot reach, once a day.
+      // What the running shipper does now and then: drop top_wagers days the activity window cannot
+      // reach (daily), and merge the totals (every 10 minutes).
       await pruneTopWagers(engine, NOW);
+      await compactAggregates(engine);
       const [count] = await engine.query<{ n: string }>('SELECT count() AS n FROM plays');
       if (Number(count?.n) !== size) throw new Error(`expected ${size} plays, found ${count?.n}`);
       console.error(`bench analytics: ${label(size)} loaded (${Math.round(loaded / (insertMs / 1000))} rows/s so far), querying…`);
