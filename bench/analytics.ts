@@ -58,12 +58,17 @@ function* playEntries(from: number, to: number, total: number, r: () => number):
   }
 }
 
-async function load(engine: AnalyticsEngine, from: number, to: number, total: number, r: () => number): Promise<number> {
+/** Loads plays `from`..`to`; returns the wall and CPU milliseconds spent inside the inserts. */
+async function load(engine: AnalyticsEngine, from: number, to: number, total: number, r: () => number): Promise<{ wallMs: number; cpuMs: number }> {
   let insertMs = 0;
+  let cpuMs = 0;
   let rows: JournalRow[] = [];
   const flush = async () => {
     const t = performance.now();
+    const c = process.cpuUsage();
     await insertJournalBatch(engine, rows);
+    const used = process.cpuUsage(c);
+    cpuMs += (used.user + used.system) / 1000;
     insertMs += performance.now() - t;
     rows = [];
   };
@@ -72,7 +77,7 @@ async function load(engine: AnalyticsEngine, from: number, to: number, total: nu
     if (rows.length === BATCH) await flush();
   }
   await flush();
-  return insertMs;
+  return { wallMs: insertMs, cpuMs };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
@@ -110,9 +115,12 @@ export async function benchAnalytics(): Promise<Record<string, number>> {
     await migrate(engine);
     let loaded = 0;
     let insertMs = 0;
+    let insertCpuMs = 0;
     for (const size of [...SIZES].sort((a, b) => a - b)) {
       console.error(`bench analytics: loading ${label(size)} plays…`);
-      insertMs += await load(engine, loaded, size, total, r);
+      const spent = await load(engine, loaded, size, total, r);
+      insertMs += spent.wallMs;
+      insertCpuMs += spent.cpuMs;
       loaded = size;
       // What the running shipper does now and then: drop top_wagers days the activity window cannot
       // reach (daily), and merge the totals (every 10 minutes).
@@ -151,6 +159,8 @@ export async function benchAnalytics(): Promise<Record<string, number>> {
       console.error(`bench analytics: ${n}: rankings ${rank.p50}/${rank.p99} ms (cpu ${rank.cpu}), stats ${stat.p50}/${stat.p99} ms (cpu ${stat.cpu}), activity ${act.p50}/${act.p99} ms (cpu ${act.cpu}) (p50/p99), load ${os.loadavg()[0]?.toFixed(1)}`);
     }
     figures['analytics.ingestRowsPerSec'] = Math.round(loaded / (insertMs / 1000));
+    // Rows per CPU-second (Node building the INSERT plus chDB parsing it and running the views).
+    figures['analytics.ingestRowsPerCpuSec'] = Math.round(loaded / (insertCpuMs / 1000));
     figures['analytics.peakRssMb'] = Math.round(process.resourceUsage().maxRSS / 1024);
     figures['analytics.maxThreads'] = threads;
   } finally {
