@@ -9,6 +9,7 @@ import { benchMerkle } from './merkle.ts';
 import { benchAnchor } from './anchor.ts';
 import { benchVerify } from './verify.ts';
 import { benchMcp } from './mcp.ts';
+import { benchAnalytics } from './analytics.ts';
 
 type Bench = (service: () => Promise<BenchService>) => Promise<Record<string, number>>;
 
@@ -26,6 +27,7 @@ const BENCHES: Record<string, Bench> = {
   anchor: async (service) => benchAnchor(await service()),
   verify: async () => benchVerify(),
   mcp: async (service) => benchMcp(await service()),
+  analytics: async () => benchAnalytics(),
 };
 
 async function main() {

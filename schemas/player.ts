@@ -1,6 +1,6 @@
 // Player setup, funding and status.
 import { Type } from 'typebox';
-import { Amount, AmountInput, Base58Address, Nullable, OptionalAmountInput, Timestamp } from './common.ts';
+import { Amount, AmountInput, Base58Address, OptionalAmountInput, Timestamp } from './common.ts';
 import * as EX from './examples.ts';
 
 export const SetupBody = Type.Object(

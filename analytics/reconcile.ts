@@ -1,0 +1,154 @@
+/**
+ * Repairs the derived tables after a crash. A batch is one INSERT into `journal_events`; the views then
+ * write `plays` and the aggregates from the same block, one table after another, so a process killed
+ * inside that INSERT can leave a table without the last block. Run before shipping resumes (the shipper
+ * is the only writer): it re-derives what is missing with the views' own SELECTs, so nothing is lost or
+ * counted twice.
+ * @module
+ */
+import type { AnalyticsEngine } from './engine.ts';
+import { intOf } from './engine.ts';
+import { viewDefinitions, type ViewDefinition } from './migrations.ts';
+import { identifier, literal, raw, sql } from './sql.ts';
+import { ALL, TABLES, TABLE_COLUMNS, type TableName } from './tables.ts';
+
+export interface ReconcileReport {
+  /** Plays re-derived from the journal's tail. */
+  playsRepaired: number;
+  /** Tables rebuilt whole because their totals disagreed with the journal. */
+  rebuilt: string[];
+  /** Days of `top_wagers` rebuilt from `plays`. */
+  topWagerDays: number;
+}
+
+/** How many days of `top_wagers` are kept: the activity window is 24 h, plus the day it started in. */
+export const TOP_WAGER_DAYS = 2;
+
+const DAY_MS = 86_400_000;
+
+function viewFeeding(views: Map<string, ViewDefinition>, target: TableName): ViewDefinition {
+  for (const v of views.values()) if (v.target === target) return v;
+  throw new Error(`no materialized view feeds ${target}`);
+}
+
+function columnsOf(table: TableName) {
+  const cols = TABLE_COLUMNS[table] as readonly string[];
+  return raw(cols.map((c) => identifier(c, cols).text).join(', '));
+}
+
+/** `INSERT INTO t (cols) SELECT cols FROM (<view select>) [WHERE …]`: the view's rows, re-derived. */
+function rederive(table: TableName, view: ViewDefinition, where = '') {
+  const cols = columnsOf(table);
+  return `INSERT INTO ${identifier(table, TABLES)} (${cols}) SELECT ${cols} FROM (${view.select})${where ? ` WHERE ${where}` : ''}`;
+}
+
+async function one(engine: AnalyticsEngine, text: string): Promise<Record<string, unknown>> {
+  return (await engine.query(text))[0] ?? {};
+}
+
+/** Checks every derived table against `journal_events` and repairs what disagrees. */
+export async function reconcile(engine: AnalyticsEngine, views: Map<string, ViewDefinition> = viewDefinitions()): Promise<ReconcileReport> {
+  const report: ReconcileReport = { playsRepaired: 0, rebuilt: [], topWagerDays: 0 };
+  const journal = await one(engine, 'SELECT countIf(isPlay = 1) AS plays, max(seq) AS maxSeq FROM journal_events');
+  const journalPlays = intOf(journal.plays ?? 0);
+
+  const plays = await one(engine, 'SELECT count() AS n, max(seq) AS maxSeq FROM plays');
+  let playsCount = intOf(plays.n ?? 0);
+  if (playsCount !== journalPlays) {
+    const playsView = viewFeeding(views, 'plays');
+    const playsMax = intOf(plays.maxSeq ?? 0);
+    const upTo = await one(engine, sql`SELECT countIf(isPlay = 1 AND seq <= ${playsMax}) AS n FROM journal_events`);
+    if (intOf(upTo.n ?? 0) === playsCount) {
+      // The usual case: only the last block is missing.
+      await engine.exec(rederive('plays', playsView, sql`seq > ${playsMax}`));
+    } else {
+      await engine.exec('TRUNCATE TABLE plays');
+      await engine.exec(rederive('plays', playsView));
+      report.rebuilt.push('plays');
+    }
+    const after = intOf((await one(engine, 'SELECT count() AS n FROM plays')).n ?? 0);
+    report.playsRepaired = after - playsCount;
+    playsCount = after;
+  }
+
+  for (const table of ['actor_totals', 'hourly_totals'] as const) {
+    const t = identifier(table, TABLES);
+    const total = await one(engine, sql`SELECT sum(plays) AS n FROM ${t} WHERE game = ${ALL} AND source = ${ALL}`);
+    if (intOf(total.n ?? 0) === journalPlays) continue;
+    await engine.exec(`TRUNCATE TABLE ${t}`);
+    await engine.exec(rederive(table, viewFeeding(views, table)));
+    report.rebuilt.push(table);
+  }
+
+  report.topWagerDays = await rebuildRecentTopWagers(engine);
+  return report;
+}
+
+async function topWagerPartitions(engine: AnalyticsEngine): Promise<number[]> {
+  const rows = await engine.query<{ partition: string }>(
+    "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = 'top_wagers' AND active",
+  );
+  return rows.map((r) => Number(r.partition)).filter((p) => Number.isSafeInteger(p));
+}
+
+const dayKey = (ms: number) => {
+  const d = new Date(ms);
+  return d.getUTCFullYear() * 10_000 + (d.getUTCMonth() + 1) * 100 + d.getUTCDate();
+};
+
+/**
+ * Rebuilds the last {@link TOP_WAGER_DAYS} days of `top_wagers` (those the activity window can reach)
+ * from `plays`, whatever the views managed to write before a crash.
+ * @returns the number of days rebuilt
+ */
+export async function rebuildRecentTopWagers(engine: AnalyticsEngine): Promise<number> {
+  const newest = await one(engine, 'SELECT count() AS n, max(settledAtMs) AS ms FROM plays');
+  if (intOf(newest.n ?? 0) === 0) return 0;
+  const fromMs = Math.floor(intOf(newest.ms) / DAY_MS) * DAY_MS - (TOP_WAGER_DAYS - 1) * DAY_MS;
+  const fromDay = dayKey(fromMs);
+  for (const p of await topWagerPartitions(engine)) {
+    if (p >= fromDay) await engine.exec(`ALTER TABLE top_wagers DROP PARTITION ${literal(p)}`);
+  }
+  const cols = columnsOf('top_wagers');
+  // Same rows as top_wagers_from_journal, read from plays; the inner aliases differ from the outer
+  // names because ClickHouse 18.16 cannot alias an ARRAY JOIN result to an existing column's name.
+  await engine.exec(sql`INSERT INTO top_wagers (${cols}) SELECT ${cols} FROM (
+    SELECT gameSlice AS slice, toStartOfHour(toDateTime(intDiv(ms, 1000), 'UTC')) AS hour, g AS game, s AS seq, r AS receiptId, p AS player,
+      src AS source, b AS betAmount, po AS payout, w AS won, ms AS settledAtMs
+    FROM (
+      SELECT game AS g, seq AS s, receiptId AS r, player AS p, source AS src, betAmount AS b, payout AS po, won AS w, settledAtMs AS ms
+      FROM plays WHERE settledAtMs >= ${fromMs}
+    )
+    ARRAY JOIN [g, ${ALL}] AS gameSlice
+    ORDER BY betAmount DESC, seq DESC
+    LIMIT 100 BY slice, hour
+  )`);
+  return TOP_WAGER_DAYS;
+}
+
+/**
+ * Drops `top_wagers` days older than the activity window can reach, keeping the table small
+ * (ClickHouse 18.16 has no TTL).
+ * @returns the number of days dropped
+ */
+export async function pruneTopWagers(engine: AnalyticsEngine, now: Date): Promise<number> {
+  const keepFrom = dayKey(Math.floor(now.getTime() / DAY_MS) * DAY_MS - TOP_WAGER_DAYS * DAY_MS);
+  let dropped = 0;
+  for (const p of await topWagerPartitions(engine)) {
+    if (p < keepFrom) {
+      await engine.exec(`ALTER TABLE top_wagers DROP PARTITION ${literal(p)}`);
+      dropped++;
+    }
+  }
+  return dropped;
+}
+
+/**
+ * Merges the per-player and per-hour totals into one part each. Background merges get there slowly; a
+ * ranking reads every row of its slice, so after a burst of inserts it reads each player several times
+ * until then. The cost grows with players and hours, not with plays.
+ */
+export async function compactAggregates(engine: AnalyticsEngine): Promise<void> {
+  await engine.exec('OPTIMIZE TABLE actor_totals FINAL');
+  await engine.exec('OPTIMIZE TABLE hourly_totals FINAL');
+}

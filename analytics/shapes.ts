@@ -1,0 +1,146 @@
+/**
+ * The public analytics shapes of design §8, built from result rows. Money arrives as Int64 micro-USDC
+ * and leaves as a decimal USDC number, converted exactly and only at the end.
+ * @module
+ */
+import { microToNumber } from '../protocol/money.ts';
+import { bigIntOf, intOf, type Row } from './engine.ts';
+import type { JournalRow } from './journal-rows.ts';
+
+export interface Play {
+  receiptId: string;
+  game: string;
+  /** Public alias, never a wallet address. */
+  player: string;
+  source: string;
+  betAmount: number;
+  payout: number;
+  /** payout − betAmount */
+  profit: number;
+  won: boolean;
+  settledAt: string;
+}
+
+export interface PublicEvent {
+  id: string;
+  seq: number;
+  type: string;
+  at: string;
+  data: unknown;
+}
+
+export interface Actor {
+  rank: number;
+  player: string;
+  plays: number;
+  wagered: number;
+  paidOut: number;
+  /** paidOut − wagered, the player's */
+  profit: number;
+  /** profit / wagered, a fraction */
+  roi: number;
+  /** wins / plays, a fraction */
+  winRate: number;
+}
+
+export interface Totals {
+  plays: number;
+  wagered: number;
+  paidOut: number;
+  /** wagered − paidOut */
+  houseNet: number;
+}
+
+export interface Bucket {
+  start: string;
+  plays: number;
+  wagered: number;
+  paidOut: number;
+  houseNet: number;
+}
+
+export interface Bankroll {
+  totalValue: number;
+}
+
+/** Row columns: receiptId, game, player, source, betAmount, payout, won, settledAtMs. */
+export function playOf(row: Row): Play {
+  const betAmount = bigIntOf(row.betAmount);
+  const payout = bigIntOf(row.payout);
+  return {
+    receiptId: String(row.receiptId),
+    game: String(row.game),
+    player: String(row.player),
+    source: String(row.source),
+    betAmount: microToNumber(betAmount),
+    payout: microToNumber(payout),
+    profit: microToNumber(payout - betAmount),
+    won: intOf(row.won) === 1,
+    settledAt: new Date(intOf(row.settledAtMs)).toISOString(),
+  };
+}
+
+/**
+ * The public play of a journal entry that settles one, as `latestPlays` shows it: for the SSE `play`
+ * event, and for replaying missed plays from the Redis stream on `Last-Event-ID`.
+ * @example playOfJournalRow(journalRowOf(id, fields)!)
+ */
+export function playOfJournalRow(row: JournalRow): Play | null {
+  const p = row.play;
+  if (!p) return null;
+  return {
+    receiptId: p.receiptId,
+    game: p.game,
+    player: p.player,
+    source: p.source,
+    betAmount: microToNumber(p.betAmount),
+    payout: microToNumber(p.payout),
+    profit: microToNumber(p.payout - p.betAmount),
+    won: p.won,
+    settledAt: new Date(row.atMs).toISOString(),
+  };
+}
+
+/** Row columns: id, seq, type, at, data (the journaled JSON text). */
+export function eventOf(row: Row): PublicEvent {
+  const text = String(row.data);
+  let data: unknown = text;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    // Served as journaled, like GET …/journal/events does.
+  }
+  return { id: String(row.id), seq: intOf(row.seq), type: String(row.type), at: String(row.at), data };
+}
+
+/** Row columns: player, n (plays), w (wins), wag (wagered), paid (paidOut). */
+export function actorOf(row: Row, rank: number): Actor {
+  const plays = intOf(row.n);
+  const wins = intOf(row.w);
+  const wagered = bigIntOf(row.wag);
+  const paidOut = bigIntOf(row.paid);
+  const profit = paidOut - wagered;
+  return {
+    rank,
+    player: String(row.player),
+    plays,
+    wagered: microToNumber(wagered),
+    paidOut: microToNumber(paidOut),
+    profit: microToNumber(profit),
+    // Exact micro integers (< 2^53) divided once: the same double ClickHouse ranks by.
+    roi: wagered === 0n ? 0 : Number(profit) / Number(wagered),
+    winRate: plays === 0 ? 0 : wins / plays,
+  };
+}
+
+/** Row columns: n (plays), wag (wagered), paid (paidOut); empty sums read as 0. */
+export function totalsOf(row: Row | undefined): Totals {
+  const wagered = row ? bigIntOf(row.wag ?? 0) : 0n;
+  const paidOut = row ? bigIntOf(row.paid ?? 0) : 0n;
+  return {
+    plays: row ? intOf(row.n ?? 0) : 0,
+    wagered: microToNumber(wagered),
+    paidOut: microToNumber(paidOut),
+    houseNet: microToNumber(wagered - paidOut),
+  };
+}

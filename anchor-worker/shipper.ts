@@ -1,0 +1,282 @@
+/**
+ * Ships the journal stream from Redis into ClickHouse exactly once (design §8).
+ *
+ * - The checkpoint is the highest `seq` already in `journal_events`, read back from ClickHouse at start
+ *   and after every failure, never kept anywhere else: a crash between an insert and the next step
+ *   cannot make the shipper send a batch twice.
+ * - One batch is one INSERT into `journal_events`; the materialized views derive `plays` and the
+ *   aggregates from that same block (see `analytics/reconcile.ts` for the crash inside an INSERT).
+ * - While ClickHouse is down, it retries with backoff and the events wait in the stream; only events
+ *   below the checkpoint may be trimmed ({@link JournalShipper.trim}).
+ * - On first start against an empty ClickHouse it ships the whole stream.
+ * @module
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { EngineError, bigIntOf, type AnalyticsEngine } from '../analytics/engine.ts';
+import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from '../analytics/journal-rows.ts';
+import { compactAggregates, pruneTopWagers, reconcile } from '../analytics/reconcile.ts';
+import { sql } from '../analytics/sql.ts';
+
+export interface ShipperDeps {
+  redis: Redis;
+  /** The journal stream key (`<prefix>:journal`). */
+  streamKey: string;
+  engine: AnalyticsEngine;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /**
+   * Events per INSERT.
+   * @defaultValue 5000
+   */
+  batchSize?: number;
+  /**
+   * How long one read waits for new events before looking again.
+   * @defaultValue 1000
+   */
+  blockMs?: number;
+  /**
+   * Backoff between attempts while ClickHouse (or Redis) fails: doubles from `minMs` up to `maxMs`.
+   * @defaultValue `{ minMs: 200, maxMs: 10000 }`
+   */
+  retry?: { minMs: number; maxMs: number };
+  /**
+   * How often the per-player and per-hour totals are merged into one part (see `compactAggregates`),
+   * counted from the first batch shipped after the last time.
+   * @defaultValue 600000
+   */
+  compactEveryMs?: number;
+  /** @defaultValue `() => new Date()` */
+  now?: () => Date;
+}
+
+/** The newest event in ClickHouse: its journal `seq` and stream id. */
+export interface Checkpoint {
+  seq: number;
+  id: string;
+}
+
+type Entry = [id: string, fields: string[]];
+
+export class JournalShipper {
+  private readonly deps: Required<Omit<ShipperDeps, 'retry'>> & { retry: { minMs: number; maxMs: number } };
+  private checkpointValue: Checkpoint | null = null;
+  /** Stream id the next read starts after (ahead of the checkpoint when entries were skipped). */
+  private cursor = '0-0';
+  private recovered = false;
+  private loop: Promise<void> | null = null;
+  private stopping = false;
+  private reader: Redis | null = null;
+  private wake: (() => void) | null = null;
+  private waiters: { seq: number; resolve: () => void }[] = [];
+  private prunedDay = -1;
+  private compactedAt = performance.now();
+
+  constructor(deps: ShipperDeps) {
+    this.deps = {
+      ...deps,
+      batchSize: deps.batchSize ?? 5000,
+      blockMs: deps.blockMs ?? 1000,
+      now: deps.now ?? (() => new Date()),
+      retry: deps.retry ?? { minMs: 200, maxMs: 10_000 },
+      compactEveryMs: deps.compactEveryMs ?? 600_000,
+    };
+  }
+
+  /** The newest shipped event, or null before the first (or before the checkpoint was read). */
+  get checkpoint(): Checkpoint | null {
+    return this.checkpointValue;
+  }
+
+  /** Starts shipping in the background until {@link stop}; failures are retried, never thrown. */
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    // XREAD BLOCK holds its connection, so the shipper reads on one of its own.
+    this.reader = this.deps.redis.duplicate();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    this.reader?.disconnect();
+    await this.loop;
+    this.loop = null;
+    this.reader = null;
+  }
+
+  /** Resolves once every event up to `seq` is in ClickHouse. */
+  waitFor(seq: number): Promise<void> {
+    if (this.checkpointValue && this.checkpointValue.seq >= seq) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ seq, resolve }));
+  }
+
+  /**
+   * Ships everything now in the stream, in batches, then returns (no background loop; for a backfill,
+   * a benchmark or a test). Throws on the first failure; the next call recovers first.
+   * @returns the number of events inserted
+   */
+  async shipAvailable(): Promise<number> {
+    if (!this.recovered) await this.recover();
+    let shipped = 0;
+    try {
+      for (;;) {
+        const entries = (await this.deps.redis.xrange(this.deps.streamKey, `(${this.cursor}`, '+', 'COUNT', this.deps.batchSize)) as Entry[];
+        if (entries.length === 0) return shipped;
+        shipped += await this.shipEntries(entries);
+      }
+    } catch (err) {
+      this.recovered = false;
+      throw err;
+    }
+  }
+
+  /**
+   * Trims the stream below the shipped checkpoint, and below `keepFromId` when given (manifests and SSE
+   * resume read the stream too; the caller passes the oldest id they still need). The checkpoint is read
+   * from ClickHouse itself, so nothing it does not hold is ever trimmed.
+   * @returns the number of entries removed
+   * @throws {EngineError} while ClickHouse cannot be read (nothing is trimmed)
+   */
+  async trim(keepFromId?: string): Promise<number> {
+    const cp = await this.readCheckpoint();
+    if (!cp) return 0;
+    const minId = keepFromId && compareIds(keepFromId, cp.id) < 0 ? keepFromId : cp.id;
+    return Number(await this.deps.redis.xtrim(this.deps.streamKey, 'MINID', minId));
+  }
+
+  /**
+   * Settles what a failed attempt may have left running, repairs the derived tables, and reads the
+   * checkpoint back from ClickHouse.
+   */
+  async recover(): Promise<void> {
+    const { engine, logger } = this.deps;
+    this.recovered = false;
+    await engine.settle();
+    const report = await reconcile(engine);
+    if (report.playsRepaired || report.rebuilt.length) logger.warn({ report }, 'analytics: repaired derived tables after an interrupted insert');
+    this.checkpointValue = await this.readCheckpoint();
+    this.cursor = this.checkpointValue?.id ?? '0-0';
+    this.recovered = true;
+    this.release();
+  }
+
+  /** The newest event in `journal_events`, or null when it is empty. */
+  private async readCheckpoint(): Promise<Checkpoint | null> {
+    const { engine } = this.deps;
+    const [top] = await engine.query<{ n: unknown; seq: unknown }>('SELECT count() AS n, max(seq) AS seq FROM journal_events');
+    if (!top || bigIntOf(top.n) === 0n) return null;
+    const seq = Number(bigIntOf(top.seq));
+    const [row] = await engine.query<{ id: string }>(sql`SELECT id FROM journal_events WHERE seq = ${seq} LIMIT 1`);
+    if (!row) throw new EngineError(`journal_events has no row for its max seq ${seq}`);
+    return { seq, id: row.id };
+  }
+
+  private async run(): Promise<void> {
+    const { logger, retry } = this.deps;
+    let delay = retry.minMs;
+    let failing = false;
+    while (!this.stopping) {
+      try {
+        if (!this.recovered) {
+          await this.recover();
+          logger.info({ checkpoint: this.checkpointValue }, 'analytics: shipper resumes after checkpoint');
+        }
+        await this.pruneDaily();
+        const entries = await this.read();
+        if (entries.length > 0) {
+          await this.shipEntries(entries);
+          await this.compactNowAndThen();
+        }
+        if (failing) logger.info({ checkpoint: this.checkpointValue }, 'analytics: ClickHouse is back, shipping again');
+        failing = false;
+        delay = retry.minMs;
+      } catch (err) {
+        if (this.stopping) break;
+        this.recovered = false;
+        if (!failing) logger.error({ err }, 'analytics: shipping failed; events wait in the stream, retrying');
+        failing = true;
+        await this.sleep(delay);
+        delay = Math.min(delay * 2, retry.maxMs);
+      }
+    }
+  }
+
+  private async read(): Promise<Entry[]> {
+    const reader = this.reader as Redis;
+    const reply = (await reader.xread('COUNT', this.deps.batchSize, 'BLOCK', this.deps.blockMs, 'STREAMS', this.deps.streamKey, this.cursor)) as
+      | [string, Entry[]][]
+      | null;
+    return reply?.[0]?.[1] ?? [];
+  }
+
+  private async shipEntries(entries: Entry[]): Promise<number> {
+    const after = this.checkpointValue?.seq ?? 0;
+    const rows: JournalRow[] = [];
+    let stale = 0;
+    for (const [id, fields] of entries) {
+      const row = journalRowOf(id, fields);
+      if (!row) this.deps.logger.warn({ id }, 'analytics: journal entry without a seq is not shipped');
+      else if (row.seq <= after) stale++;
+      else rows.push(row);
+    }
+    if (stale > 0) this.deps.logger.warn({ stale, after }, 'analytics: journal entries at or below the checkpoint skipped (was the stream reset?)');
+    await insertJournalBatch(this.deps.engine, rows);
+    const last = rows[rows.length - 1];
+    if (last) this.checkpointValue = { seq: last.seq, id: last.id };
+    this.cursor = (entries[entries.length - 1] as Entry)[0];
+    this.release();
+    return rows.length;
+  }
+
+  private release(): void {
+    const seq = this.checkpointValue?.seq ?? 0;
+    const ready = this.waiters.filter((w) => w.seq <= seq);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.seq > seq);
+    for (const w of ready) w.resolve();
+  }
+
+  private async pruneDaily(): Promise<void> {
+    const now = this.deps.now();
+    const day = Math.floor(now.getTime() / 86_400_000);
+    if (day === this.prunedDay) return;
+    await pruneTopWagers(this.deps.engine, now);
+    this.prunedDay = day;
+  }
+
+  private async compactNowAndThen(): Promise<void> {
+    if (performance.now() - this.compactedAt < this.deps.compactEveryMs) return;
+    this.compactedAt = performance.now();
+    await compactAggregates(this.deps.engine);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+}
+
+/**
+ * One batch, one INSERT: the rows go into `journal_events` and the views derive plays and aggregates
+ * from the same block. The benchmark loads through this too.
+ */
+export async function insertJournalBatch(engine: AnalyticsEngine, rows: readonly JournalRow[]): Promise<void> {
+  if (rows.length > 0) await engine.insert('journal_events', JOURNAL_COLUMNS, rows.map(journalValues));
+}
+
+/** Orders two stream ids (`ms-seq`). */
+export function compareIds(a: string, b: string): number {
+  const [am = 0n, as = 0n] = a.split('-').map((x) => BigInt(x));
+  const [bm = 0n, bs = 0n] = b.split('-').map((x) => BigInt(x));
+  return am === bm ? (as === bs ? 0 : as < bs ? -1 : 1) : am < bm ? -1 : 1;
+}
