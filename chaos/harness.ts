@@ -1,0 +1,54 @@
+// What every round works with: the suite's Redis and service processes, the players and their journal.
+import type { Pool } from 'undici';
+import type { Redis } from 'ioredis';
+import type { Keys } from '../store/keys.ts';
+import type { BetJournal } from './bet-journal.ts';
+import type { HardeningConfig } from './findings.ts';
+import type { ChaosPlayer, Load, LoadContext } from './load.ts';
+import type { SeededRandom } from './random.ts';
+import type { RedisServer } from './redis-server.ts';
+import type { ServiceProcess } from './service-process.ts';
+
+export interface Profile {
+  name: string;
+  /** N: concurrent load players. */
+  players: number;
+  /** M: kill -9 rounds. */
+  faultRounds: number;
+  /** A fault strikes at a random moment this long after the load starts, in ms. */
+  faultAfterMs: [number, number];
+  /** Load goes on this long after the service is back, before the round's recovery pass. */
+  afterRecoveryMs: number;
+  /** Redis rounds: stopped with SIGTERM (AOF written out) or killed with SIGKILL. */
+  redisRounds: ('sigterm' | 'sigkill')[];
+  /** How long Redis stays down in a Redis round. */
+  redisOutageMs: number;
+  /** Generated requests per OpenAPI operation in the fuzz round. */
+  fuzzRunsPerOperation: number;
+  /** Connections beyond the cap in the many-connections check. */
+  extraConnections: number;
+  hardening: HardeningConfig;
+  /** Longest wait for every settled play to be anchored before the verifier runs. */
+  anchorWaitMs: number;
+}
+
+export interface Harness {
+  profile: Profile;
+  rng: SeededRandom;
+  redis: RedisServer;
+  /** A client of the suite's Redis, for the two ledger totals no API shows and for the token check. */
+  redisClient: Redis;
+  /** The service's Redis key names (store/keys.ts), for the house totals and the token check. */
+  keys: Keys;
+  service: ServiceProcess;
+  journal: BetJournal;
+  ctx: LoadContext;
+  pool: Pool;
+  apiPath: string;
+  load: Load;
+  /** Every player that ever held a balance: the load, the probe, the fuzz and abuse players. */
+  allPlayers: ChaosPlayer[];
+  probe: ChaosPlayer;
+  newPlayer(deposit: number): Promise<ChaosPlayer>;
+  log(line: string): void;
+}
