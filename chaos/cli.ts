@@ -10,6 +10,7 @@ const USAGE = `Usage: npm run chaos -- [options]
   --profile short|long   short is the CI profile (default long; env CHAOS_PROFILE)
   --players N            concurrent load players (env CHAOS_PLAYERS)
   --rounds M             kill -9 rounds (env CHAOS_ROUNDS)
+  --appendfsync always|everysec   the suite's Redis fsync policy (default always)
   --seed S               replay a run: the same fault schedule, choices and fuzz inputs (env CHAOS_SEED)
   --work-dir DIR         where Redis, the service's data and log go (kept)
   --keep                 keep the temporary work dir even when everything held`;
@@ -28,6 +29,7 @@ async function main(): Promise<number> {
       players: { type: 'string' },
       rounds: { type: 'string' },
       seed: { type: 'string' },
+      appendfsync: { type: 'string' },
       'work-dir': { type: 'string' },
       keep: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -45,6 +47,9 @@ async function main(): Promise<number> {
     players: positiveInt('--players', values.players ?? process.env.CHAOS_PLAYERS) ?? base.players,
     faultRounds: positiveInt('--rounds', values.rounds ?? process.env.CHAOS_ROUNDS) ?? base.faultRounds,
   };
+  const fsync = values.appendfsync ?? 'always';
+  if (fsync !== 'always' && fsync !== 'everysec') throw new Error(`--appendfsync must be always or everysec, got ${JSON.stringify(fsync)}`);
+  Object.assign(profile, { appendfsync: fsync });
   const seed = values.seed ?? process.env.CHAOS_SEED ?? SeededRandom.newSeed();
   const report = await runChaos({
     profile, seed, keep: values.keep, ...(values['work-dir'] ? { workDir: values['work-dir'] } : {}),

@@ -21,6 +21,8 @@ export interface Profile {
   afterRecoveryMs: number;
   /** Redis rounds: stopped with SIGTERM (AOF written out) or killed with SIGKILL. */
   redisRounds: ('sigterm' | 'sigkill')[];
+  /** The suite's Redis fsync policy; `everysec` can lose the last second of writes to a kill -9. @defaultValue 'always' */
+  appendfsync?: 'always' | 'everysec';
   /** How long Redis stays down in a Redis round. */
   redisOutageMs: number;
   /** Generated requests per OpenAPI operation in the fuzz round. */

@@ -112,6 +112,7 @@ export class ChaosPlayer {
       text = await res.body.text();
     } catch (err) {
       stats.networkErrors++;
+      this.sample(`no answer ${method} ${path}: ${(err as Error).message}`);
       throw new StepError('network', `${method} ${path}: ${(err as Error).message}`);
     }
     let parsed: any;

@@ -44,6 +44,7 @@ export class RedisServer {
     this.#child = child;
     this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
     const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined);
     try {
       await waitFor('redis-server to answer PING', async () => {
         if (!this.running) throw new Error(`redis-server exited (see ${this.options.dir}/redis.log)`);

@@ -102,6 +102,7 @@ export class ServiceProcess {
     this.#log.write(`\n=== chaos: start #${this.starts} pid ${child.pid} at ${new Date().toISOString()}\n`);
     child.stdout!.pipe(this.#log, { end: false });
     child.stderr!.pipe(this.#log, { end: false });
+    this.#watch(child);
     child.once('exit', (code, signal) => {
       if (!this.#expectExit) this.unexpectedExits.push({ pid: child.pid!, code, signal, at: Date.now() });
     });
@@ -110,11 +111,36 @@ export class ServiceProcess {
     return Date.now() - t0;
   }
 
-  /** The API answers /config with an RNG chain head, and API_WORKERS API processes are alive. */
+  // Readiness is read from the service's own log (LOG_LEVEL info): the main process logs "pfws started" once
+  // every API process listens, and each API process logs "Server listening".
+  #watch(child: ChildProcess): void {
+    let partial = '';
+    const onData = (d: Buffer) => {
+      const lines = (partial + d.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const pid = Number(/"pid":(\d+)/.exec(line)?.[1]);
+        if (line.includes('"msg":"Server listening')) this.#listening.add(pid);
+        if (line.includes('"msg":"pfws started"')) this.#started.add(pid);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+  }
+
+  readonly #listening = new Set<number>();
+  readonly #started = new Set<number>();
+
+  /** The API processes that are alive and have logged that they listen. */
+  listeningApiPids(): number[] {
+    return this.apiPids().filter((pid) => this.#listening.has(pid));
+  }
+
+  /** The main process logged "pfws started", every API process listens, and the API answers with an RNG chain head. */
   async waitReady(timeoutMs = 120_000): Promise<void> {
     await waitFor('the service to answer', async () => {
       if (!this.running) throw new Error(`the service exited; see ${this.options.logFile}`);
-      if (this.apiPids().length < this.options.apiWorkers) return false;
+      if (!this.#started.has(this.mainPid!) || this.listeningApiPids().length < this.options.apiWorkers) return false;
       const res = await fetch(`${this.api}/protocol/v1/config`, { signal: AbortSignal.timeout(5_000) });
       return res.ok && Boolean(((await res.json()) as { rngChainHead?: string | null }).rngChainHead);
     }, timeoutMs, 100);

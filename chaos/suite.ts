@@ -54,7 +54,7 @@ function serviceEnv(profile: Profile, ports: { api: number; rpc: number }, redis
     REDIS_URL: redisUrl,
     REDIS_PREFIX: prefix,
     API_WORKERS: '2',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     // Short chains roll over under the long profile's load: a fault may strike mid-rollover.
     RNG_CHAIN_LENGTH: '4000',
     RNG_ROLLOVER_MARGIN: '1000',
@@ -108,15 +108,17 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const rng = new SeededRandom(seed);
   const workDir = options.workDir ?? mkdtempSync(path.join(os.tmpdir(), 'pfws-chaos-'));
-  const redis = new RedisServer({ dir: path.join(workDir, 'redis'), appendfsync: 'always' });
+  const redis = new RedisServer({ dir: path.join(workDir, 'redis'), appendfsync: profile.appendfsync ?? 'always' });
   const rounds: RoundReport[] = [];
   const report: ChaosReport = { seed, profile: profile.name, rounds, durationMs: 0, workDir };
-  log(`chaos: profile ${profile.name}, seed ${seed}, work dir ${workDir}`);
+  log(`chaos: profile ${profile.name}, seed ${seed} (replay with --seed ${seed}), ${profile.players} players, ${profile.faultRounds} kill rounds, work dir ${workDir}`);
   await redis.start();
   const prefix = `chaos-${seed.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`;
   const env = serviceEnv(profile, { api: await freePort(), rpc: await freePort() }, redis.url, path.join(workDir, 'data'), prefix);
   const service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers: 2 });
   const redisClient = new Redis(redis.url, { maxRetriesPerRequest: null });
+  // Redis rounds take it down on purpose; its commands wait for it to come back.
+  redisClient.on('error', () => undefined);
   const { pool, apiPath } = playerPool(service.api, profile.players + 8);
   const journal = new BetJournal();
   const ctx: LoadContext = { round: 0, stats: emptyStats() };

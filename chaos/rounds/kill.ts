@@ -25,7 +25,7 @@ export async function killRound(h: Harness, round: number, kind: KillKind): Prom
     for (const pid of victims) h.service.killApi(pid);
     // The main process forks a replacement for each.
     await waitFor('replacement API processes', async () => {
-      const now = h.service.apiPids();
+      const now = h.service.listeningApiPids();
       return now.length >= pids.length && victims.every((v) => !isAlive(v) && !now.includes(v));
     }, 60_000);
     await h.service.waitReady();
