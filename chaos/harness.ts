@@ -52,5 +52,7 @@ export interface Harness {
   allPlayers: ChaosPlayer[];
   probe: ChaosPlayer;
   newPlayer(deposit: number): Promise<ChaosPlayer>;
+  /** A player counted in the books but not yet funded. */
+  makePlayer(): ChaosPlayer;
   log(line: string): void;
 }

@@ -4,7 +4,7 @@ import type { Profile } from './harness.ts';
 export const SHORT: Profile = {
   name: 'short',
   players: 4,
-  faultRounds: 3,
+  faultRounds: 4,
   faultAfterMs: [1_000, 2_500],
   afterRecoveryMs: 500,
   redisRounds: ['sigkill'],

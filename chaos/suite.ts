@@ -123,11 +123,15 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
   const journal = new BetJournal();
   const ctx: LoadContext = { round: 0, stats: emptyStats() };
   const allPlayers: ChaosPlayer[] = [];
-  const newPlayer = async (deposit: number, booksKnown = true): Promise<ChaosPlayer> => {
+  const makePlayer = (): ChaosPlayer => {
     const index = allPlayers.length;
     const p = new ChaosPlayer(index, pool, apiPath, service.rpcUrl, journal, rng.fork(`player-${index}`), ctx);
-    p.booksKnown = booksKnown;
     allPlayers.push(p);
+    return p;
+  };
+  const newPlayer = async (deposit: number, booksKnown = true): Promise<ChaosPlayer> => {
+    const p = makePlayer();
+    p.booksKnown = booksKnown;
     await p.onboard(deposit);
     return p;
   };
@@ -137,8 +141,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     const players: ChaosPlayer[] = [];
     for (let i = 0; i < profile.players; i += 8) {
       const batch = Array.from({ length: Math.min(8, profile.players - i) }, () => {
-        const p = new ChaosPlayer(allPlayers.length, pool, apiPath, service.rpcUrl, journal, rng.fork(`player-${allPlayers.length}`), ctx);
-        allPlayers.push(p);
+        const p = makePlayer();
         players.push(p);
         return p;
       });
@@ -150,6 +153,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
       load: new Load(players), allPlayers, probe,
       // The fuzz player's random bodies may open tickets it never hears of; its books are left to conservation.
       newPlayer: (deposit) => newPlayer(deposit, !fuzzing),
+      makePlayer,
       log,
     };
 
