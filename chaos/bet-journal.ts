@@ -2,7 +2,7 @@
 export type Game = 'dice' | 'sweeper';
 
 /** How a bet reached its settlement, as far as its player saw. */
-export type SettledBy = 'play' | 'recovery-stored-seed' | 'recovery-local-seed';
+export type SettledBy = 'play' | 'replayed-reveal' | 'recovery-stored-seed' | 'recovery-local-seed';
 
 export interface BetRecord {
   betPayloadHash: string;

@@ -11,6 +11,8 @@ export interface RoundStats {
   settled: number;
   recoveredStoredSeed: number;
   recoveredLocalSeed: number;
+  /** Commits and reveals that got no answer, sent again during recovery. */
+  replayed: number;
   ticketsOpened: number;
   /** Requests that got no HTTP answer (connection refused or reset, client timeout). */
   networkErrors: number;
@@ -23,7 +25,7 @@ export interface RoundStats {
 }
 
 export const emptyStats = (): RoundStats => ({
-  requests: 0, acked: 0, settled: 0, recoveredStoredSeed: 0, recoveredLocalSeed: 0, ticketsOpened: 0,
+  requests: 0, acked: 0, settled: 0, recoveredStoredSeed: 0, recoveredLocalSeed: 0, replayed: 0, ticketsOpened: 0,
   networkErrors: 0, status5xx: 0, status500: 0, unexpected: 0, samples: [],
 });
 
@@ -129,9 +131,18 @@ export class ChaosPlayer {
     return { status, body: parsed as T, headers };
   }
 
+  /**
+   * The commit, recovery-seed or reveal that got no answer (or a 5xx): the contract says re-sending it resolves
+   * the same bet, so recovery sends it again before anything else.
+   */
+  inflight: { path: string; body: unknown } | null = null;
+
   /** A request that must answer 200; anything else is a StepError. */
   async must<T = any>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const replayable = method === 'POST' && /\/(commit|reveal|recovery-seed)$/.test(path);
+    if (replayable) this.inflight = { path, body };
     const res = await this.call<T>(method, path, body);
+    if (replayable && res.status < 500) this.inflight = null;
     if (res.status !== 200) {
       const code = (res.body as { error?: { code?: string } } | undefined)?.error?.code;
       if (res.status < 500) {

@@ -12,6 +12,10 @@ export interface RecoveryOutcome {
   /** Committed bets whose ack never reached the player (the crash came between commit and answer). */
   committedWithoutAck: number;
   adoptedTickets: number;
+  /** Commits, recovery seeds and reveals sent again after they got no answer. */
+  replays: number;
+  /** Replays that did not answer 200: the contract says they resolve the same bet. */
+  replayFailures: string[];
   failures: string[];
 }
 
@@ -65,9 +69,39 @@ async function revealPending(player: ChaosPlayer, game: 'dice' | 'sweeper', pend
   return reveal;
 }
 
-/** Reveals every pending Dice bet and Sweeper turn of the player, and takes over its open ticket. */
+/** Sends the request that got no answer again, exactly as it was: it must resolve the same bet. */
+async function replayInflight(player: ChaosPlayer, out: RecoveryOutcome): Promise<void> {
+  const inflight = player.inflight;
+  if (!inflight) return;
+  const body = inflight.body as { betPayloadHash: string };
+  const bet = player.journal.bets.get(body.betPayloadHash);
+  const res = await retrying(async () => {
+    const r = await player.call('POST', inflight.path, inflight.body);
+    if (r.status >= 500) throw new StepError('status', `${inflight.path}: ${r.status}`, r.status);
+    return r;
+  });
+  out.replays++;
+  player.ctx.stats.replayed++;
+  player.inflight = null;
+  if (res.status !== 200) {
+    out.replayFailures.push(`${inflight.path} ${body.betPayloadHash.slice(0, 16)}…: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+    return;
+  }
+  if (!bet) return;
+  if (inflight.path.endsWith('/commit')) {
+    if (res.body.ack?.betPayloadHash !== bet.betPayloadHash) out.replayFailures.push(`${inflight.path}: the ack names ${String(res.body.ack?.betPayloadHash)}`);
+    if (!bet.acked) player.ctx.stats.acked++;
+    bet.acked = bet.committed = true;
+  } else if (inflight.path.endsWith('/reveal')) {
+    bet.settledBy ??= 'replayed-reveal';
+    if (bet.game === 'sweeper') player.applyTicket(res.body.ticket);
+  }
+}
+
+/** Replays the request that got no answer, reveals every pending Dice bet and Sweeper turn, takes over the open ticket. */
 export async function recoverPlayer(player: ChaosPlayer, out: RecoveryOutcome): Promise<void> {
   try {
+    await replayInflight(player, out);
     const dice = await retrying(() => player.must('GET', '/protocol/v1/dice/session'));
     for (const pending of dice.pendingBets as Pending[]) await revealPending(player, 'dice', pending, out);
     const sweeper = await retrying(() => player.must('GET', '/protocol/v1/sweeper/session'));
@@ -107,7 +141,7 @@ export async function finishTicket(player: ChaosPlayer, out: RecoveryOutcome): P
 }
 
 export const emptyRecovery = (): RecoveryOutcome => ({
-  revealedStoredSeed: 0, revealedLocalSeed: 0, unknownSeed: [], committedWithoutAck: 0, adoptedTickets: 0, failures: [],
+  revealedStoredSeed: 0, revealedLocalSeed: 0, unknownSeed: [], committedWithoutAck: 0, adoptedTickets: 0, replays: 0, replayFailures: [], failures: [],
 });
 
 export async function recoverAll(players: readonly ChaosPlayer[]): Promise<RecoveryOutcome> {

@@ -14,7 +14,7 @@ export interface RoundFigures {
   acked: number;
   /** Bets settled by the players' own reveals in this round. */
   settled: number;
-  /** Pending bets revealed by the recovery pass after the fault. */
+  /** Bets resolved by the recovery pass after the fault: requests replayed, pending bets revealed from stored seeds. */
   recovered: number;
   /** Acknowledged bets of this round with no settled receipt at the end of the run. */
   lost: number;

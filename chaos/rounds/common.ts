@@ -46,6 +46,11 @@ async function nothingPending(players: readonly ChaosPlayer[]): Promise<Check> {
 export function recoveryChecks(out: RecoveryOutcome): Check[] {
   return [
     {
+      name: 'replay safety: a commit, recovery seed or reveal sent again after a lost answer resolves the same bet',
+      held: out.replayFailures.length === 0,
+      detail: out.replayFailures.length ? `${out.replayFailures.length} of ${out.replays} failed: ${out.replayFailures.slice(0, 3).join(' | ')}` : `${out.replays} replayed`,
+    },
+    {
       name: 'recovery: every pending bet revealed from a known seed',
       held: out.unknownSeed.length === 0 && out.failures.length === 0,
       detail: out.unknownSeed.length || out.failures.length
@@ -72,7 +77,7 @@ export async function endRound(h: Harness, report: RoundReport): Promise<RoundRe
     ...report.figures,
     acked: s.acked,
     settled: s.settled,
-    recovered: s.recoveredStoredSeed + s.recoveredLocalSeed,
+    recovered: s.recoveredStoredSeed + s.recoveredLocalSeed + s.replayed,
     status5xx: s.status5xx,
     requests: s.requests,
   };
