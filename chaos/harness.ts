@@ -9,6 +9,8 @@ import type { SeededRandom } from './random.ts';
 import type { RedisServer } from './redis-server.ts';
 import type { ServiceProcess } from './service-process.ts';
 
+export type RedisFault = 'sigterm' | 'sigkill' | 'sigstop';
+
 export interface Profile {
   name: string;
   /** N: concurrent load players. */
@@ -19,8 +21,8 @@ export interface Profile {
   faultAfterMs: [number, number];
   /** Load goes on this long after the service is back, before the round's recovery pass. */
   afterRecoveryMs: number;
-  /** Redis rounds: stopped with SIGTERM (AOF written out) or killed with SIGKILL. */
-  redisRounds: ('sigterm' | 'sigkill')[];
+  /** Redis rounds: stopped with SIGTERM (AOF written out), killed with SIGKILL, or hung with SIGSTOP. */
+  redisRounds: RedisFault[];
   /** The suite's Redis fsync policy; `everysec` can lose the last second of writes to a kill -9. @defaultValue 'always' */
   appendfsync?: 'always' | 'everysec';
   /** How long Redis stays down in a Redis round. */

@@ -68,9 +68,21 @@ export class RedisServer {
     await this.#signal('SIGKILL');
   }
 
+  /** SIGSTOP: Redis hangs with its connections open, as a stuck host would. */
+  pause(): void {
+    if (this.running) this.#child!.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after a pause. */
+  resume(): void {
+    if (this.running) this.#child!.kill('SIGCONT');
+  }
+
   async #signal(signal: NodeJS.Signals): Promise<void> {
     if (!this.running) return;
     this.#child!.kill(signal);
+    // A paused Redis acts on SIGTERM only once it runs again.
+    this.#child!.kill('SIGCONT');
     await this.#exited;
     this.#child = null;
   }

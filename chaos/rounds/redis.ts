@@ -1,7 +1,8 @@
-// Redis stopped (SIGTERM, AOF written out) or killed (SIGKILL, appendfsync always) under load, then started again.
-// While it is down, requests must answer 503 SERVICE_UNAVAILABLE with Retry-After within a few seconds
-// (issue 16, open); once it is back, play resumes with no restart and nothing lost.
-import type { Harness } from '../harness.ts';
+// Redis stopped (SIGTERM, AOF written out), killed (SIGKILL, appendfsync always) or hung (SIGSTOP) under load,
+// then back. While it is out, requests must answer 503 SERVICE_UNAVAILABLE with Retry-After within a few seconds,
+// and a request so answered must have written nothing, not even later (issue 16, open); once it is back, play
+// resumes with no restart and nothing lost.
+import type { Harness, RedisFault } from '../harness.ts';
 import { READY_PATH, TIMEOUT_MARGIN_MS } from '../findings.ts';
 import { sleep, waitFor } from '../ports.ts';
 import type { Check, RoundReport } from '../report.ts';
@@ -50,18 +51,47 @@ async function probeOutage(h: Harness, probe: Probe, deadlineMs: number): Promis
   }
 }
 
-export async function redisRound(h: Harness, round: number, mode: 'sigterm' | 'sigkill'): Promise<RoundReport> {
+const WHAT: Record<RedisFault, string> = { sigterm: 'stopped (SIGTERM)', sigkill: 'killed (kill -9)', sigstop: 'hung (SIGSTOP)' };
+
+/** A dice commit sent while Redis is out: answered 503, the bet must never be committed, even once Redis is back. */
+async function commitDuringOutage(h: Harness, prepared: { body: any; clientSeedRaw: string }, deadlineMs: number) {
+  const p = h.probe;
+  const bet = p.journal.prepared({
+    betPayloadHash: prepared.body.betPayloadHash, clientSeedRaw: prepared.clientSeedRaw, game: 'dice', player: p.index, ticketId: null, round: p.ctx.round,
+  });
+  try {
+    const res = await fetch(`${h.service.api}/protocol/v1/dice/commit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${p.client.token}` },
+      body: JSON.stringify({ ...prepared.body, sessionSignature: p.signHash(bet.betPayloadHash) }),
+      signal: AbortSignal.timeout(deadlineMs),
+    });
+    if (res.status === 200) bet.acked = bet.committed = true;
+    return { bet, status: res.status as number | null };
+  } catch {
+    return { bet, status: null };
+  }
+}
+
+export async function redisRound(h: Harness, round: number, mode: RedisFault): Promise<RoundReport> {
   const at = h.rng.int(...h.profile.faultAfterMs);
   const outage = h.profile.redisOutageMs;
-  const report = beginRound(h, round, `redis:${mode}`, `Redis ${mode === 'sigterm' ? 'stopped (SIGTERM)' : 'killed (kill -9)'} ${(at / 1000).toFixed(1)} s into the load, down ${(outage / 1000).toFixed(1)} s`);
+  const report = beginRound(h, round, `redis:${mode}`, `Redis ${WHAT[mode]} ${(at / 1000).toFixed(1)} s into the load, out ${(outage / 1000).toFixed(1)} s`);
   const mainBefore = h.service.mainPid;
   const apiBefore = h.service.apiPids().sort();
+  const { clientSeedRaw, commitment } = h.probe.client.seed();
+  const prepared = {
+    clientSeedRaw,
+    body: await h.probe.must('POST', '/protocol/v1/dice/prepare', { commitment, sessionPubkey: h.probe.client.session.publicKey, direction: 'under', target: 50, wager: 0.01 }),
+  };
   h.load.start();
   await sleep(at);
   const t0 = Date.now();
   if (mode === 'sigterm') await h.redis.stop();
-  else await h.redis.kill();
+  else if (mode === 'sigkill') await h.redis.kill();
+  else h.redis.pause();
   const deadline = h.profile.hardening.REDIS_COMMAND_TIMEOUT_MS + TIMEOUT_MARGIN_MS;
+  const lateCommit = commitDuringOutage(h, prepared, deadline);
   const probes: Probe[] = [
     { name: 'GET player/status', method: 'GET', path: '/api/protocol/v1/player/status', auth: true },
     {
@@ -74,7 +104,9 @@ export async function redisRound(h: Harness, round: number, mode: 'sigterm' | 's
   const outageChecks = Promise.all(probes.map((p) => probeOutage(h, p, deadline)));
   await sleep(Math.max(0, t0 + outage - Date.now()));
   report.checks.push(...(await outageChecks));
-  await h.redis.start();
+  const commit = await lateCommit;
+  if (mode === 'sigstop') h.redis.resume();
+  else await h.redis.start();
   const up = Date.now();
   report.figures.recoverMs = await timeToFirstBet(h, up);
   report.notes.push(`Redis down ${up - t0} ms; first bet ${report.figures.recoverMs ?? 'never'} ms after it was back`);
@@ -98,5 +130,16 @@ export async function redisRound(h: Harness, round: number, mode: 'sigterm' | 's
     detail: `main ${mainBefore} → ${h.service.mainPid}; API ${apiBefore.join(',')} → ${apiAfter.join(',')}`,
   });
   await sleep(h.profile.afterRecoveryMs);
-  return endRound(h, report);
+  await endRound(h, report);
+  // Whatever a client library queued while Redis was out has been sent by now (a bet went through since).
+  const dice = await h.probe.must('GET', '/protocol/v1/dice/session');
+  const receipt = await fetch(`${h.service.api}/receipts/dice_${commit.bet.betPayloadHash.slice(0, 32)}`);
+  const written = receipt.status === 200 || dice.pendingBets.some((b: { betPayloadHash: string }) => b.betPayloadHash === commit.bet.betPayloadHash) || commit.bet.settledBy !== null;
+  report.checks.push({
+    name: 'a commit answered 503 while Redis was out wrote nothing, not even once Redis was back',
+    held: commit.status === 503 && !written,
+    detail: `commit answered ${commit.status ?? `nothing within ${deadline} ms`}; the bet was ${written ? 'committed after all' : 'never committed'}`,
+    finding: 'redis-outage',
+  });
+  return report;
 }

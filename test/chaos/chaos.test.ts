@@ -12,10 +12,12 @@ describe('fault suite, short profile', () => {
 
   it('runs every round against its own Redis and service processes', { timeout: 600_000 }, async () => {
     const seed = process.env.CHAOS_SEED ?? SeededRandom.newSeed();
+    // The seed first, so that even a run that breaks off can be replayed with CHAOS_SEED.
+    console.log(`chaos short profile, seed ${seed} (replay: CHAOS_SEED=${seed} npx vitest run test/chaos/chaos.test.ts, or npm run chaos -- --profile short --seed ${seed})`);
     report = await runChaos({ profile: SHORT, seed });
     console.log(formatReport(report));
     const kinds = report.rounds.map((r) => r.kind);
-    for (const kind of ['steady', 'kill:api-worker', 'kill:api-workers', 'kill:main', 'kill:host', 'redis:sigkill', 'fuzz', 'slow-clients', 'abuse', 'final']) expect(kinds).toContain(kind);
+    for (const kind of ['steady', 'kill:api-worker', 'kill:api-workers', 'kill:main', 'kill:host', 'redis:sigkill', 'redis:sigstop', 'fuzz', 'slow-clients', 'abuse', 'final']) expect(kinds).toContain(kind);
     expect(report.rounds.reduce((n, r) => n + r.figures.acked, 0)).toBeGreaterThan(100);
   });
 
