@@ -183,6 +183,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
           checks: [{ name: 'round ran to its end', held: false, detail: String((err as Error).message ?? err) }],
           notes: service.errorLines(5),
         });
+        redis.resume();
         if (!redis.running) await redis.start().catch(() => undefined);
         if (!service.running) await service.start().catch(() => undefined);
       }
@@ -198,7 +199,9 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     redisClient.disconnect();
     await redis.stop().catch(() => undefined);
     report.durationMs = Date.now() - t0;
-    if (passed(report) && !options.keep && !options.workDir) rmSync(workDir, { recursive: true, force: true });
+    // Kept for a post-mortem unless every round ran and everything held.
+    const complete = rounds.some((r) => r.kind === 'final');
+    if (complete && passed(report) && !options.keep && !options.workDir) rmSync(workDir, { recursive: true, force: true });
   }
   return report;
 }
