@@ -164,3 +164,19 @@ describe('verdicts', () => {
     expect(passed(run([{ name: 'b', held: false, detail: '' }]))).toBe(false);
   });
 });
+
+describe('replay by seed', () => {
+  it('the same seed draws the same numbers and the same kill schedule; each kind comes first once', async () => {
+    const { killSchedule } = await import('../../chaos/suite.ts');
+    const draw = (seed: string) => {
+      const r = new SeededRandom(seed).fork('x');
+      return Array.from({ length: 20 }, () => r.int(0, 1000));
+    };
+    expect(draw('a')).toEqual(draw('a'));
+    const a = new SeededRandom('a');
+    const b = new SeededRandom('b');
+    expect(Array.from({ length: 8 }, () => a.uint32())).not.toEqual(Array.from({ length: 8 }, () => b.uint32()));
+    expect(killSchedule(new SeededRandom('s'), 9)).toEqual(killSchedule(new SeededRandom('s'), 9));
+    expect(new Set(killSchedule(new SeededRandom('s'), 4))).toEqual(new Set(['api-worker', 'api-workers', 'main', 'host']));
+  });
+});
