@@ -7,6 +7,8 @@ export const FINDINGS = {
   'pending-bounds': 'pending state per wallet (prepares, unrevealed commits, challenges) is bounded only by the rate limit',
   'token-cache': 'bearer tokens cached in API memory outlive their Redis record',
   'negative-zero': '`amount: -0` passes as an amount',
+  // Found by this suite, beyond the list of issue 16:
+  'rpc-outage': 'while the chain RPC is unreachable, routes that need it answer 500 INTERNAL instead of 503 SERVICE_UNAVAILABLE with Retry-After',
 } as const;
 
 export type FindingId = keyof typeof FINDINGS;
@@ -24,6 +26,7 @@ export const OPEN_FINDINGS: readonly FindingId[] = [
   'pending-bounds',
   'token-cache',
   'negative-zero',
+  'rpc-outage',
 ];
 
 /**
@@ -43,6 +46,8 @@ export interface HardeningConfig {
   MAX_CONNECTIONS: number;
   /** A Redis command waits at most this long; the request then gets 503 SERVICE_UNAVAILABLE with Retry-After. */
   REDIS_COMMAND_TIMEOUT_MS: number;
+  /** A chain RPC call waits at most this long; the request then gets 503 SERVICE_UNAVAILABLE with Retry-After. */
+  CHAIN_RPC_TIMEOUT_MS: number;
   /** Outstanding prepared bets per wallet; the oldest expires first when a new one would pass the cap. */
   MAX_PREPARED_BETS_PER_WALLET: number;
   /** Committed, unrevealed bets per wallet; one more commit is GAME_INPUT_REJECTED. */

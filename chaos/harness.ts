@@ -45,6 +45,11 @@ export interface Harness {
   /** The service's Redis key names (store/keys.ts), for the house totals and the token check. */
   keys: Keys;
   service: ServiceProcess;
+  /**
+   * A second API host (`--role api`) on the same Redis and the main process's localnet, as a scaled-out
+   * deployment runs it: it stays up while the main process, and with it the chain RPC, is down.
+   */
+  apiOnly: Promise<ServiceProcess>;
   journal: BetJournal;
   ctx: LoadContext;
   pool: Pool;

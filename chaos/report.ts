@@ -31,6 +31,8 @@ export interface RoundReport {
   figures: RoundFigures;
   checks: Check[];
   notes: string[];
+  /** Wall time of the round. */
+  durationMs?: number;
 }
 
 export interface FindingStatus {
@@ -87,14 +89,15 @@ export function formatReport(report: ChaosReport, open: readonly FindingId[] = O
     return `${r.checks.length - bad.length}/${r.checks.length}${real ? ` ✗${real}` : ''}${known ? ` (known ${known})` : ''}`;
   };
   const rows = [
-    ['round', 'tried', 'held', 'acked', 'settled', 'recovered', 'lost', '5xx', 'recover ms', 'requests'],
+    ['round', 'tried', 'held', 'acked', 'settled', 'recovered', 'lost', '5xx', 'recover ms', 'requests', 'round s'],
     ...report.rounds.map((r) => [
       String(r.round), r.tried, held(r), String(r.figures.acked), String(r.figures.settled), String(r.figures.recovered),
       String(r.figures.lost), String(r.figures.status5xx), r.figures.recoverMs === null ? '-' : String(r.figures.recoverMs), String(r.figures.requests),
+      r.durationMs === undefined ? '-' : (r.durationMs / 1000).toFixed(1),
     ]),
   ];
   const sum = (f: keyof RoundFigures) => report.rounds.reduce((n, r) => n + (r.figures[f] ?? 0), 0);
-  rows.push(['total', '', '', String(sum('acked')), String(sum('settled')), String(sum('recovered')), String(sum('lost')), String(sum('status5xx')), '', String(sum('requests'))]);
+  rows.push(['total', '', '', String(sum('acked')), String(sum('settled')), String(sum('recovered')), String(sum('lost')), String(sum('status5xx')), '', String(sum('requests')), (report.durationMs / 1000).toFixed(1)]);
   const out = [`chaos: profile ${report.profile}, seed ${report.seed} (replay with --seed ${report.seed}), ${(report.durationMs / 1000).toFixed(1)} s, work dir ${report.workDir}`, '', table(rows), ''];
   const bad = violations(report, open);
   if (bad.length) {

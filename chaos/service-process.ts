@@ -11,6 +11,8 @@ export interface ServiceProcessOptions {
   /** Appended to across restarts: the service's own log, for a post-mortem. */
   logFile: string;
   apiWorkers: number;
+  /** Arguments after main.ts, such as `--role api`. */
+  args?: string[];
 }
 
 export interface UnexpectedExit {
@@ -93,7 +95,7 @@ export class ServiceProcess {
     if (this.running) throw new Error('the service is already running');
     const t0 = Date.now();
     this.#expectExit = false;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts', ...(this.options.args ?? [])], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

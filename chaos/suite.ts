@@ -96,6 +96,12 @@ async function finalRound(h: Harness, round: number, rounds: RoundReport[]): Pro
   report.checks.push(...(await auditBetLog(h.service.api, audit.receipts)));
   // Books per player where every receipt is known: not the fuzz player, whose random bodies may open tickets.
   for (const p of h.allPlayers.filter((x) => x.booksKnown)) report.checks.push(await playerBooks(p, audit.receipts));
+  const second = await h.apiOnly;
+  report.checks.push({
+    name: 'the second API host (--role api) rode out every fault without exiting',
+    held: second.unexpectedExits.length === 0 && second.running,
+    detail: `${second.unexpectedExits.length} exits${second.unexpectedExits.map((e) => ` (code ${e.code}, signal ${e.signal})`).join('')}`,
+  });
   const verified = await runVerifier(h.service.api, anchored.size);
   report.checks.push(...verified.checks);
   report.notes.push(`verifier ran ${verified.ms} ms over ${anchored.size} bet-log entries`);
@@ -136,6 +142,32 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     return p;
   };
   let fuzzing = false;
+  const cleanups: (() => Promise<void>)[] = [];
+  const startApiOnly = async (main: ServiceProcess, mainEnv: Record<string, string>, dir: string): Promise<ServiceProcess> => {
+    const config = (await (await fetch(`${main.api}/protocol/v1/config`)).json()) as { usdcMint: string; lpMint: string };
+    const proc = new ServiceProcess({
+      env: {
+        ...mainEnv,
+        PORT: String(await freePort()),
+        DATA_DIR: path.join(dir, 'api-only'),
+        SOLANA_RPC_URL: main.rpcUrl,
+        CLUSTER: 'localnet',
+        USDC_MINT: config.usdcMint,
+        LP_MINT: config.lpMint,
+        KEYS_DIR: path.join(mainEnv.DATA_DIR!, 'keys'),
+        API_WORKERS: '0',
+      },
+      logFile: path.join(dir, 'api-only.log'),
+      apiWorkers: 0,
+      args: ['--role', 'api'],
+    });
+    cleanups.push(async () => {
+      await proc.stop().catch(() => undefined);
+      proc.close();
+    });
+    await proc.start();
+    return proc;
+  };
   try {
     const startMs = await service.start();
     const players: ChaosPlayer[] = [];
@@ -147,9 +179,11 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
       });
       await Promise.all(batch.map((p) => p.onboard(DEPOSIT)));
     }
+    const apiOnly = startApiOnly(service, env, workDir);
+    apiOnly.catch(() => undefined);
     const probe = await newPlayer(DEPOSIT);
     const h: Harness = {
-      profile, rng, redis, redisClient, keys: new Keys(prefix), service, journal, ctx, pool, apiPath,
+      profile, rng, redis, redisClient, keys: new Keys(prefix), service, apiOnly, journal, ctx, pool, apiPath,
       load: new Load(players), allPlayers, probe,
       // The fuzz player's random bodies may open tickets it never hears of; its books are left to conservation.
       newPlayer: (deposit) => newPlayer(deposit, !fuzzing),
@@ -158,9 +192,10 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     };
 
     const steady = beginRound(h, 0, 'steady', `steady load of ${profile.players} players (service started in ${startMs} ms)`);
+    const steadyStart = Date.now();
     h.load.start();
     await sleep(profile.faultAfterMs[1]);
-    rounds.push(await endRound(h, steady));
+    rounds.push({ ...(await endRound(h, steady)), durationMs: Date.now() - steadyStart });
 
     const plan: { kind: string; run: (round: number) => Promise<RoundReport> }[] = [
       ...killSchedule(rng.fork('kills'), profile.faultRounds).map((kind) => ({ kind: `kill:${kind}`, run: (r: number) => killRound(h, r, kind) })),
@@ -173,6 +208,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     for (const [i, step] of plan.entries()) {
       fuzzing = step.kind === 'fuzz';
       const round = i + 1;
+      const started = Date.now();
       try {
         rounds.push(await step.run(round));
       } catch (err) {
@@ -188,11 +224,13 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
         if (!service.running) await service.start().catch(() => undefined);
       }
       const last = rounds[rounds.length - 1]!;
+      last.durationMs = Date.now() - started;
       h.log(`  → ${last.checks.filter((c) => c.held).length}/${last.checks.length} checks held, ${last.figures.acked} acked`);
     }
     const code = await service.stop();
     rounds[rounds.length - 1]!.checks.push({ name: 'SIGTERM stops the service cleanly', held: code === 0, detail: `exit code ${code}` });
   } finally {
+    for (const cleanup of cleanups) await cleanup();
     await service.stop().catch(() => undefined);
     service.close();
     await pool.close().catch(() => undefined);

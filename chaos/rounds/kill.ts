@@ -3,6 +3,7 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Harness } from '../harness.ts';
+import { TIMEOUT_MARGIN_MS } from '../findings.ts';
 import { HISTORY_FILE } from '../../localnet/snapshot.ts';
 import { Player } from '../../test/helpers/player.ts';
 import { isAlive } from '../service-process.ts';
@@ -78,6 +79,41 @@ async function credited(player: ChaosPlayer, name: string, timeoutMs = 60_000): 
   };
 }
 
+/** The second API host while the main process, and with it the chain RPC, is down (Redis is up). */
+async function rpcOutageChecks(h: Harness): Promise<Check[]> {
+  const host = await h.apiOnly;
+  const deadline = h.profile.hardening.CHAIN_RPC_TIMEOUT_MS + TIMEOUT_MARGIN_MS;
+  const auth = { authorization: `Bearer ${h.probe.client.token}` };
+  const json = { 'content-type': 'application/json' };
+  const probes: [string, string, RequestInit][] = [
+    ['GET house', '/house', {}],
+    ['POST player/sync', '/protocol/v1/player/sync', { method: 'POST', headers: auth }],
+    ['POST player/setup-transaction', '/protocol/v1/player/setup-transaction', {
+      method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ amount: 1, sessionPubkey: h.probe.client.session.publicKey }),
+    }],
+  ];
+  const checks: Check[] = [];
+  for (const [name, path, init] of probes) {
+    const t0 = Date.now();
+    let detail: string;
+    let held = false;
+    try {
+      const res = await fetch(`${host.api}${path}`, { ...init, signal: AbortSignal.timeout(deadline) });
+      const text = await res.text();
+      const code = /"code":"([A-Z_0-9]+)"/.exec(text)?.[1];
+      held = res.status === 503 && code === 'SERVICE_UNAVAILABLE' && res.headers.get('retry-after') !== null;
+      detail = `${res.status} ${code ?? text.slice(0, 80)} after ${Date.now() - t0} ms, Retry-After ${res.headers.get('retry-after') ?? 'absent'}`;
+    } catch (err) {
+      detail = `no answer within ${deadline} ms (${(err as Error).name})`;
+    }
+    checks.push({ name: `chain RPC down: ${name} answers 503 SERVICE_UNAVAILABLE with Retry-After`, held, detail, finding: 'rpc-outage' });
+  }
+  // What needs no chain goes on: the ledger is in Redis.
+  const session = await fetch(`${host.api}/protocol/v1/dice/session`, { headers: auth, signal: AbortSignal.timeout(deadline) }).then((r) => r.status, () => null);
+  checks.push({ name: 'chain RPC down: a second API host still serves the ledger (GET dice/session)', held: session === 200, detail: `answered ${session ?? 'nothing'}` });
+  return checks;
+}
+
 export async function killRound(h: Harness, round: number, kind: KillKind): Promise<RoundReport> {
   const at = h.rng.int(...h.profile.faultAfterMs);
   const what = {
@@ -96,13 +132,15 @@ export async function killRound(h: Harness, round: number, kind: KillKind): Prom
     // A deposit confirmed on-chain just before the crash, its sync in flight: the chain must keep it, and the
     // ledger must credit it once, through the sync or through the indexer after the restart.
     crashDeposit = await confirmedDeposit(h, 7);
-    void crashDeposit.call('POST', '/protocol/v1/player/sync').catch(() => undefined);
+    // Sent outside the load's figures: its answer depends on how the crash cuts it (rpc-outage, below).
+    void fetch(`${h.service.api}/protocol/v1/player/sync`, { method: 'POST', headers: { authorization: `Bearer ${crashDeposit.client.token}` } }).catch(() => undefined);
   }
   const t0 = Date.now();
   if (kind === 'main' || kind === 'host') {
     if (kind === 'host') await Promise.all([h.service.killMain(), h.redis.kill()]);
     else await h.service.killMain();
     report.notes.push(`the old API processes were gone ${Date.now() - t0} ms after the kill`);
+    if (kind === 'main') report.checks.push(...(await rpcOutageChecks(h)));
     // Measured once the old API processes are gone: until then they may still serve a bet or two.
     firstBet = timeToFirstBet(h, t0);
     if (kind === 'host') await h.redis.start();
