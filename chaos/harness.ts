@@ -1,5 +1,4 @@
 // What every round works with: the suite's Redis and service processes, the players and their journal.
-import type { Pool } from 'undici';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.ts';
 import type { BetJournal } from './bet-journal.ts';
@@ -52,8 +51,6 @@ export interface Harness {
   apiOnly: Promise<ServiceProcess>;
   journal: BetJournal;
   ctx: LoadContext;
-  pool: Pool;
-  apiPath: string;
   load: Load;
   /** Every player that ever held a balance: the load, the probe, the fuzz and abuse players. */
   allPlayers: ChaosPlayer[];

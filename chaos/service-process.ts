@@ -91,7 +91,7 @@ export class ServiceProcess {
   }
 
   /** Starts main.ts and waits until the API answers with a committed RNG chain and every API process is up. */
-  async start(timeoutMs = 120_000): Promise<number> {
+  async start(timeoutMs = 240_000): Promise<number> {
     if (this.running) throw new Error('the service is already running');
     const t0 = Date.now();
     this.#expectExit = false;
@@ -139,7 +139,7 @@ export class ServiceProcess {
   }
 
   /** The main process logged "pfws started", every API process listens, and the API answers with an RNG chain head. */
-  async waitReady(timeoutMs = 120_000): Promise<void> {
+  async waitReady(timeoutMs = 240_000): Promise<void> {
     await waitFor('the service to answer', async () => {
       if (!this.running) throw new Error(`the service exited; see ${this.options.logFile}`);
       if (!this.#started.has(this.mainPid!) || this.listeningApiPids().length < this.options.apiWorkers) return false;

@@ -183,7 +183,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     apiOnly.catch(() => undefined);
     const probe = await newPlayer(DEPOSIT);
     const h: Harness = {
-      profile, rng, redis, redisClient, keys: new Keys(prefix), service, apiOnly, journal, ctx, pool, apiPath,
+      profile, rng, redis, redisClient, keys: new Keys(prefix), service, apiOnly, journal, ctx,
       load: new Load(players), allPlayers, probe,
       // The fuzz player's random bodies may open tickets it never hears of; its books are left to conservation.
       newPlayer: (deposit) => newPlayer(deposit, !fuzzing),

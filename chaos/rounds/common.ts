@@ -15,7 +15,8 @@ export function beginRound(h: Harness, round: number, kind: string, tried: strin
 }
 
 /** Milliseconds from `since` until the probe player completes a dice bet; null if it never does within `timeoutMs`. */
-export async function timeToFirstBet(h: Harness, since: number, timeoutMs = 120_000): Promise<number | null> {
+// Generous: on a shared 2-core machine an API process has been seen to take 90 s to start.
+export async function timeToFirstBet(h: Harness, since: number, timeoutMs = 240_000): Promise<number | null> {
   const scratch = emptyRecovery();
   while (Date.now() - since < timeoutMs) {
     try {

@@ -113,7 +113,7 @@ export async function redisRound(h: Harness, round: number, mode: RedisFault): P
   report.checks.push({
     name: 'play resumes once Redis is back',
     held: report.figures.recoverMs !== null,
-    detail: report.figures.recoverMs === null ? 'no bet within 120 s' : `first bet ${report.figures.recoverMs} ms after Redis was back`,
+    detail: report.figures.recoverMs === null ? 'no bet within 240 s' : `first bet ${report.figures.recoverMs} ms after Redis was back`,
   });
   let readyMs: number | null = null;
   try {
