@@ -9,6 +9,7 @@ export const FINDINGS = {
   'negative-zero': '`amount: -0` passes as an amount',
   // Found by this suite, beyond the list of issue 16:
   'rpc-outage': 'while the chain RPC is unreachable, routes that need it answer 500 INTERNAL instead of 503 SERVICE_UNAVAILABLE with Retry-After',
+  'redis-resend': 'when a Redis reply is lost, ioredis runs the command again on reconnect: a ticket open then answers 400 ticket_active for the new ticket, a sign-in 401 for a fresh challenge',
 } as const;
 
 export type FindingId = keyof typeof FINDINGS;
@@ -27,6 +28,7 @@ export const OPEN_FINDINGS: readonly FindingId[] = [
   'token-cache',
   'negative-zero',
   'rpc-outage',
+  'redis-resend',
 ];
 
 /**

@@ -6,6 +6,7 @@ import type { HardeningConfig } from './findings.ts';
 import type { ChaosPlayer, Load, LoadContext } from './load.ts';
 import type { SeededRandom } from './random.ts';
 import type { RedisServer } from './redis-server.ts';
+import type { ReplyLossProxy } from './redis-proxy.ts';
 import type { ServiceProcess } from './service-process.ts';
 
 export type RedisFault = 'sigterm' | 'sigkill' | 'sigstop';
@@ -49,6 +50,8 @@ export interface Harness {
    * deployment runs it: it stays up while the main process, and with it the chain RPC, is down.
    */
   apiOnly: Promise<ServiceProcess>;
+  /** The second API host reaches Redis through this proxy, which can lose one reply on purpose. */
+  proxy: ReplyLossProxy;
   journal: BetJournal;
   ctx: LoadContext;
   load: Load;

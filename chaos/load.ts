@@ -21,12 +21,13 @@ export interface RoundStats {
   status500: number;
   /** Answers other than 200 and 5xx in the play flow (which should not happen to a well-behaved player). */
   unexpected: number;
+  rejections: { path: string; status: number; code?: string; reason?: string }[];
   samples: string[];
 }
 
 export const emptyStats = (): RoundStats => ({
   requests: 0, acked: 0, settled: 0, recoveredStoredSeed: 0, recoveredLocalSeed: 0, replayed: 0, ticketsOpened: 0,
-  networkErrors: 0, status5xx: 0, status500: 0, unexpected: 0, samples: [],
+  networkErrors: 0, status5xx: 0, status500: 0, unexpected: 0, rejections: [], samples: [],
 });
 
 /** The round the players are in and where its figures go; the harness moves it on. */
@@ -147,6 +148,8 @@ export class ChaosPlayer {
       const code = (res.body as { error?: { code?: string } } | undefined)?.error?.code;
       if (res.status < 500) {
         this.ctx.stats.unexpected++;
+        const reason = (res.body as { error?: { details?: { reason?: string } } } | undefined)?.error?.details?.reason;
+        this.ctx.stats.rejections.push({ path, status: res.status, ...(code ? { code } : {}), ...(reason ? { reason } : {}) });
         this.sample(`${res.status} ${method} ${path}: ${JSON.stringify(res.body).slice(0, 200)}`);
       }
       throw new StepError('status', `${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`, res.status, code);

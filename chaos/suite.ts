@@ -20,6 +20,8 @@ import { beginRound, endRound, recoveryChecks } from './rounds/common.ts';
 import { fuzzRound } from './rounds/fuzz.ts';
 import { KILL_KINDS, killRound, type KillKind } from './rounds/kill.ts';
 import { redisRound } from './rounds/redis.ts';
+import { replyLossRound } from './rounds/reply-loss.ts';
+import { ReplyLossProxy } from './redis-proxy.ts';
 import { slowClientsRound } from './rounds/slow-clients.ts';
 import { runVerifier } from './verifier.ts';
 
@@ -119,6 +121,8 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
   const report: ChaosReport = { seed, profile: profile.name, rounds, durationMs: 0, workDir };
   log(`chaos: profile ${profile.name}, seed ${seed} (replay with --seed ${seed}), ${profile.players} players, ${profile.faultRounds} kill rounds, work dir ${workDir}`);
   await redis.start();
+  const proxy = new ReplyLossProxy(() => redis.port);
+  await proxy.start();
   const prefix = `chaos-${seed.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`;
   const env = serviceEnv(profile, { api: await freePort(), rpc: await freePort() }, redis.url, path.join(workDir, 'data'), prefix);
   const service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers: 2 });
@@ -150,6 +154,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
         ...mainEnv,
         PORT: String(await freePort()),
         DATA_DIR: path.join(dir, 'api-only'),
+        REDIS_URL: proxy.url,
         SOLANA_RPC_URL: main.rpcUrl,
         CLUSTER: 'localnet',
         USDC_MINT: config.usdcMint,
@@ -183,7 +188,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     apiOnly.catch(() => undefined);
     const probe = await newPlayer(DEPOSIT);
     const h: Harness = {
-      profile, rng, redis, redisClient, keys: new Keys(prefix), service, apiOnly, journal, ctx,
+      profile, rng, redis, redisClient, keys: new Keys(prefix), service, apiOnly, proxy, journal, ctx,
       load: new Load(players), allPlayers, probe,
       // The fuzz player's random bodies may open tickets it never hears of; its books are left to conservation.
       newPlayer: (deposit) => newPlayer(deposit, !fuzzing),
@@ -200,6 +205,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     const plan: { kind: string; run: (round: number) => Promise<RoundReport> }[] = [
       ...killSchedule(rng.fork('kills'), profile.faultRounds).map((kind) => ({ kind: `kill:${kind}`, run: (r: number) => killRound(h, r, kind) })),
       ...profile.redisRounds.map((mode) => ({ kind: `redis:${mode}`, run: (r: number) => redisRound(h, r, mode) })),
+      { kind: 'reply-loss', run: (r: number) => replyLossRound(h, r) },
       { kind: 'fuzz', run: (r: number) => fuzzRound(h, r) },
       { kind: 'slow-clients', run: (r: number) => slowClientsRound(h, r) },
       { kind: 'abuse', run: (r: number) => abuseRound(h, r) },
@@ -235,6 +241,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     service.close();
     await pool.close().catch(() => undefined);
     redisClient.disconnect();
+    await proxy.close();
     await redis.stop().catch(() => undefined);
     report.durationMs = Date.now() - t0;
     // Kept for a post-mortem unless every round ran and everything held.

@@ -17,7 +17,7 @@ describe('fault suite, short profile', () => {
     report = await runChaos({ profile: SHORT, seed });
     console.log(formatReport(report));
     const kinds = report.rounds.map((r) => r.kind);
-    for (const kind of ['steady', 'kill:api-worker', 'kill:api-workers', 'kill:main', 'kill:host', 'redis:sigkill', 'redis:sigstop', 'fuzz', 'slow-clients', 'abuse', 'final']) expect(kinds).toContain(kind);
+    for (const kind of ['steady', 'kill:api-worker', 'kill:api-workers', 'kill:main', 'kill:host', 'redis:sigkill', 'redis:sigstop', 'reply-loss', 'fuzz', 'slow-clients', 'abuse', 'final']) expect(kinds).toContain(kind);
     expect(report.rounds.reduce((n, r) => n + r.figures.acked, 0)).toBeGreaterThan(100);
   });
 
