@@ -7,6 +7,8 @@ import { installCrypto } from './crypto.ts';
 if (!isMainThread && parentPort && (workerData as { pfwsVerifyWorker?: boolean } | null)?.pfwsVerifyWorker) {
   await serveWorker(parentPort, () => installCrypto(process.env.PFWS_VERIFY_CRYPTO));
 } else {
-  setWorkerEntry(new URL(import.meta.url));
+  // Run through tsx in this repository (bin/pfws-verify.mjs), a worker thread needs that bootstrap too; the
+  // installed CLI is one plain JavaScript file that serves as its own worker.
+  setWorkerEntry(import.meta.url.endsWith('.ts') ? new URL('../bin/pfws-verify.mjs', import.meta.url) : new URL(import.meta.url));
   process.exitCode = await runCli(process.argv.slice(2));
 }

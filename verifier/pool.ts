@@ -21,13 +21,13 @@ export function inlineInspector(): Inspector {
 
 /** A pool of `size` worker threads; each takes one bundle at a time. */
 export function workerInspector(size: number): Inspector {
-  // Under development the entry is TypeScript, loaded through tsx; the installed CLI is plain JavaScript.
-  const execArgv = workerEntry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const idle: Worker[] = [];
   const waiting: ((w: Worker) => void)[] = [];
   const all: Worker[] = [];
   for (let i = 0; i < size; i++) {
-    const w = new Worker(workerEntry, { execArgv, workerData: { pfwsVerifyWorker: true } });
+    const w = new Worker(workerEntry, { workerData: { pfwsVerifyWorker: true } });
+    // A worker that fails outside a task is reported by the next task it is given (its 'exit' below).
+    w.on('error', () => {});
     w.unref();
     all.push(w);
     idle.push(w);
@@ -44,22 +44,37 @@ export function workerInspector(size: number): Inspector {
   return {
     async inspect(task) {
       const w = await acquire();
+      // An idle worker must not keep the process alive, but one with a task in flight must: the main thread may
+      // be waiting on nothing else, and an unref'd worker would let it exit with the audit unfinished.
+      w.ref();
       try {
         return await new Promise<BundleResult>((resolve, reject) => {
-          const onMessage = (result: BundleResult) => {
+          const done = () => {
+            w.off('message', onMessage);
             w.off('error', onError);
+            w.off('exit', onExit);
+          };
+          const onMessage = (result: BundleResult) => {
+            done();
             resolve(result);
           };
           const onError = (err: Error) => {
-            w.off('message', onMessage);
+            done();
             reject(err);
+          };
+          const onExit = (code: number) => {
+            done();
+            reject(new Error(`a verifier worker thread exited (code ${code})`));
           };
           w.once('message', onMessage);
           w.once('error', onError);
+          w.once('exit', onExit);
+          if (w.threadId < 0) return onExit(-1);
           const transfer = task.entries instanceof Uint8Array ? [task.entries.buffer as ArrayBuffer] : [];
           w.postMessage(task, transfer);
         });
       } finally {
+        w.unref();
         release(w);
       }
     },
