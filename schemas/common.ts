@@ -132,7 +132,7 @@ const X402Requirement = Type.Object(
     extra: Type.Object(
       {
         memo: Type.String({ description: 'pfws:v1:x402:<wallet>:<nonce>: the memo the payment must carry (a fresh nonce per offer)' }),
-        feePayer: { ...Base58Address, description: "the facilitator's fee payer: it pays the transaction fee and signs last" },
+        feePayer: { ...Base58Address, description: "the facilitator's fee payer: it pays the transaction fee and co-signs when it settles the payment" },
       },
       { description: 'SVM specifics' },
     ),
