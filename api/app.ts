@@ -35,17 +35,27 @@ const API_DESCRIPTION = `The public API of the service (the contract in api-cont
 
 **Trying it out.** Every route shows an example that is valid for its schema, so "Try it out" with it gets a real answer
 from this service, never a validation error:
-- Public routes (wallet, config, house, receipts, bet log, journal) answer with data, or with a meaningful 404
-  (RECEIPT_NOT_FOUND, NOT_FOUND) when the example names a play of another deployment.
+- Public routes (wallet, config, house, receipts, bet log, journal, trust root) answer with data, or with a meaningful
+  404 (RECEIPT_NOT_FOUND, NOT_FOUND) when the example names a play of another deployment. The verifiers' reads (the
+  checkpoint, tiles, receipt bundles) answer NOT_FOUND until this deployment has anchored that much of its log; the
+  checkpoint is \`text/plain\` (a C2SP signed note) and tiles are \`application/octet-stream\`.
 - Routes marked with a lock need a bearer token: GET /api/wallet/challenge for your wallet, sign its \`message\` with the
   wallet (Ed25519, base64), POST /api/wallet/session, then **Authorize** with the token. With it, the examples answer as
   they would for that wallet: reads return its state; the play examples use a session key that your wallet has not
   authorized, so they answer SESSION_KEY_NOT_AUTHORIZED, GAME_INPUT_REJECTED (with \`details.reason\`) or
   INVALID_SESSION_SIGNATURE — what a real client gets for those inputs. To play for real, use a client that signs
   (test/helpers/player.ts is one in about 200 lines).
+- Money, with a token: player/withdraw (its Idempotency-Key header filled in) and house/lp-redeem-transaction answer
+  GAME_INPUT_REJECTED (\`insufficient_balance\`, \`insufficient_shares\`) until the wallet has a balance or LP shares;
+  house/lp-deposit-transaction returns an unsigned transaction for the wallet to sign. player/x402-deposit with the
+  example \`payment-signature\` (a payment made to the example deployment) answers 402 X402_PAYMENT_VERIFICATION_FAILED
+  with a fresh offer in \`accepts\`; clear the header to get the plain 402 offer, pay accepts[0] with an x402 client and
+  resend with its payload.
 - Without a token those routes answer WALLET_SESSION_REQUIRED.
 
-Operations (not in this document): GET /health, GET /ready and GET /metrics (Prometheus), at the root of the server.`;
+Not in this document: /api/mcp, the MCP endpoint for agents (Streamable HTTP: it answers JSON-RPC, not these REST
+envelopes; same bearer token), and the operations routes GET /health, GET /ready and GET /metrics (Prometheus), at the
+root of the server.`;
 
 // Bodies are JSON and must carry the right types: coercing `true` into "true" would turn a malformed body
 // into a different error. Query strings and path params are text, so they are coerced.

@@ -1,6 +1,7 @@
 // Shared TypeBox pieces: the error envelope, the domain string formats, and how a permissive wire schema is documented.
 import { Type, type TSchema } from 'typebox';
 import { ERROR_CODES } from './errors.ts';
+import * as EX from './examples.ts';
 
 /** The key under which a schema carries what the API document shows instead of it (see `documented`). */
 export const DOCUMENTED = 'x-pfws-documented';
@@ -61,6 +62,14 @@ export const AmountInput = documented(
     },
   ),
 );
+/** A positive decimal quantity that is not USDC (LP shares: 6 decimals too); the handler checks it. */
+export const PositiveDecimalInput = (description: string) =>
+  documented(
+    Type.Unknown({ description }),
+    Type.Union([Type.Number({ exclusiveMinimum: 0, description: 'as a number' }), Type.String({ pattern: DECIMAL, description: 'as a decimal string' })], {
+      description,
+    }),
+  );
 /** Like AmountInput, but 0 is allowed (a setup that only authorizes a key; a faucet call for SOL alone). */
 export const OptionalAmountInput = (description: string) =>
   documented(
@@ -111,15 +120,52 @@ export const ErrorEnvelope = Type.Object(
   },
 );
 
+/** One x402 payment requirement (x402 v2 `PaymentRequirements`, scheme `exact` on SVM) as the service offers it. */
+const X402Requirement = Type.Object(
+  {
+    scheme: Type.Literal('exact', { description: 'the x402 scheme: a fixed amount' }),
+    network: Type.String({ description: 'CAIP-2 network; localnet presents itself as devnet (solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1)' }),
+    amount: { ...MicroString, description: 'the amount to pay, micro-USDC, decimal string' },
+    asset: { ...Base58Address, description: 'the USDC mint' },
+    payTo: { ...Base58Address, description: 'the vault authority: the transfer goes to its USDC associated token account (the vault)' },
+    maxTimeoutSeconds: Type.Integer({ description: 'how long the payment may take, seconds' }),
+    extra: Type.Object(
+      {
+        memo: Type.String({ description: 'pfws:v1:x402:<wallet>:<nonce>: the memo the payment must carry (a fresh nonce per offer)' }),
+        feePayer: { ...Base58Address, description: "the facilitator's fee payer: it pays the transaction fee and co-signs when it settles the payment" },
+      },
+      { description: 'SVM specifics' },
+    ),
+  },
+  { description: 'what to pay' },
+);
+
 /** A 402: the error envelope with x402's `accepts` and `x402Version` at the top level (design §7). */
 export const PaymentRequiredEnvelope = Type.Object(
   {
     error: ErrorEnvelope.properties.error,
-    accepts: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'x402 payment requirements; pay accepts[0]' }),
-    x402Version: Type.Integer(),
-    resource: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    accepts: Type.Array(documented(Type.Record(Type.String(), Type.Unknown(), { description: 'what to pay' }), X402Requirement), {
+      description: 'x402 payment requirements; pay accepts[0]',
+    }),
+    x402Version: Type.Integer({ description: 'the x402 protocol version: 2' }),
+    resource: Type.Optional(
+      documented(
+        Type.Record(Type.String(), Type.Unknown(), { description: 'the resource the payment is for' }),
+        Type.Object(
+          {
+            url: Type.String({ description: 'this route' }),
+            description: Type.Optional(Type.String({ description: 'what the payment buys' })),
+            mimeType: Type.Optional(Type.String({ description: 'the media type of the paid answer' })),
+          },
+          { description: 'the resource the payment is for' },
+        ),
+      ),
+    ),
   },
-  { description: 'Payment required or refused: resend with a fresh payment-signature for accepts[0]' },
+  {
+    description: 'Payment required or refused: resend with a fresh payment-signature for accepts[0] (also in the PAYMENT-REQUIRED header, base64)',
+    examples: [EX.paymentRequired],
+  },
 );
 
 /** Response map with the error envelope on every listed error status. */

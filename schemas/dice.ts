@@ -142,6 +142,7 @@ const RecentRoll = Type.Object(
     wager: Type.Number({ description: 'the stake, USDC' }),
     payout: Type.Number({ description: 'the payout, USDC' }),
     settledAt: { ...Timestamp, description: 'when it settled' },
+    source: Type.Union([Type.Literal('api'), Type.Literal('mcp')], { description: 'api, or mcp for an agent play' }),
   },
   { description: 'a settled roll' },
 );

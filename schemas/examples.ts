@@ -263,6 +263,7 @@ export const diceSession = {
       wager: 1,
       payout: 0,
       settledAt: '2026-11-23T16:03:39.864Z',
+      source: 'api',
     },
   ],
   pendingBet: {
@@ -675,6 +676,7 @@ export const sweeperSession = {
       wager: 1,
       payout: 1.32,
       endedAt: '2026-11-23T16:03:41.001Z',
+      source: 'api',
     },
   ],
 };
@@ -1073,4 +1075,310 @@ export const stateProof = {
   salt: '8fc1fc049bd93e3a4cb2312fa163cf89f52f2fb38ce43309ffb8fc8ccb2db82f',
   leaf: { id: '613f9eecbdb3faab13166074e0ab5a8f0c857a5ccfde5d893c6b3705c869bc3c', liability: '48320000' },
   proof: { id: '613f9eecbdb3faab13166074e0ab5a8f0c857a5ccfde5d893c6b3705c869bc3c', liability: '48320000', index: 0, count: 1, proof: [] },
+};
+
+// After the play, the same wallet: a withdrawal of 5 (paid and finalized by the keeper), an x402 top-up of 2.5, an LP
+// deposit of 10, and a Sweeper ticket left idle until the deadline worker closed it. Built with the service's own code
+// (protocol/, chain/) from the play's values; signatures only the example wallet, session key, anchor key or x402 fee
+// payer could make are placeholders of the right form.
+export const withdrawBody = { amount: 5 };
+export const idempotencyKey = '3f1c9a52-7e0b-4d8e-a6c2-91b05d7e4f38';
+export const withdrawal = { withdrawal: { id: 'wd_awixkedgc5hchst72erkow6scy', amount: 5, status: 'pending', createdAt: '2026-11-23T16:03:42.117Z' } };
+export const topUpBody = { amount: 2.5 };
+export const paymentRequired = {
+  error: { code: 'X402_PAYMENT_REQUIRED', message: 'Payment required: build an x402 payment for accepts[0] and resend with the payment-signature header' },
+  accepts: [
+    {
+      scheme: 'exact',
+      network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+      amount: '2500000',
+      asset: '8v75dVDgtuM6vmGApCqgRS379KAvcNKSqJEieMNXSHAu',
+      payTo: 'GRpv9r2s8wJxr5HX6zstHuLBK46FtUh4XVXB87EC5HKH',
+      maxTimeoutSeconds: 60,
+      extra: {
+        memo: 'pfws:v1:x402:HV3TKWHFj3ED23GJeuzzbgco2is3gBCAd5CULKGySrNo:c51ae28dad57dc9baf3d08ec2d625f27',
+        feePayer: 'Hn1sh87etUaaqi3M3dBDaPbmzAfya8FWbtjFXS254t4o',
+      },
+    },
+  ],
+  x402Version: 2,
+  resource: { url: 'http://localhost:8080/api/protocol/v1/player/x402-deposit', description: 'Top up the arcade balance', mimeType: 'application/json' },
+};
+/** The `payment-signature` a stock @x402/svm client sends for `paymentRequired.accepts[0]`: base64 of x402's PaymentPayload. */
+export const paymentSignature =
+  'eyJ4NDAyVmVyc2lvbiI6MiwicGF5bG9hZCI6eyJ0cmFuc2FjdGlvbiI6IkFnQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQ1NGNzZYMDRvWm0vVWhTdDQ2TnJpbWVUeWIrTXlMUVdzZTZtWVdkb0VNMGtvRkp5aUIzUlZoNEx2T1JSUVNsS2hnejZrU0NhR2xxM1k2RStNQ1pkZ3RnQUlCQkFqNVF4Mk8wWHNWcjE4UXViUHU1WWdBRUhtNEt2U21SRGJ6MmJreHFUN01vUFRxQnlrSkhIb3lDZXYzWElDMDNMMUdibDNsaEVnbk1kMWxRY1ZEQWllY0d4all3ZjROR2ppVkFXVzBKTzZJOXNibVMzRmZnT3FEMW02eWcrRStQa2VkaEtRbmw0NXFTU3pqR0lDdng5ZG8xK21tU3VMK3NpUmxCcVUxcVgwcDNuV2NkMENwNTJHOUJ2enlKclFrVzRBVk5tT2NDb01Xb3ZRVDUxNGI4WURtQXdaR2IrVWhGekwvN0syNmNzT2I1N3lNNWJ2Rjl4SnJMRU9iT2tBQUFBQUZTbE5hbVNraEJrMGs2SEZnMmpoOGZEVzEzYnlTdTRIa0g2aEFRUVZFalFiZDl1SFhaYUdUMmN2aFJzN3JlYXdjdElYdFgxczNrVHFNOVlWKy93Q3BPaFhWaDFiZFowWkdsTFFRM1pMUmVMUTlmMDB3YU4xY3ZxNzhoK0JLMktrRUJRQUZBaUJPQUFBRkFBa0RBUUFBQUFBQUFBQUhCQU1FQWdFS0RLQWxKZ0FBQUFBQUJnWUFXbkJtZDNNNmRqRTZlRFF3TWpwSVZqTlVTMWRJUm1velJVUXlNMGRLWlhWNmVtSm5ZMjh5YVhNelowSkRRV1ExUTFWTVMwZDVVM0pPYnpwak5URmhaVEk0WkdGa05UZGtZemxpWVdZelpEQTRaV015WkRZeU5XWXlOd0E9In0sInJlc291cmNlIjp7InVybCI6Imh0dHA6Ly9sb2NhbGhvc3Q6ODA4MC9hcGkvcHJvdG9jb2wvdjEvcGxheWVyL3g0MDItZGVwb3NpdCIsImRlc2NyaXB0aW9uIjoiVG9wIHVwIHRoZSBhcmNhZGUgYmFsYW5jZSIsIm1pbWVUeXBlIjoiYXBwbGljYXRpb24vanNvbiJ9LCJhY2NlcHRlZCI6eyJzY2hlbWUiOiJleGFjdCIsIm5ldHdvcmsiOiJzb2xhbmE6RXRXVFJBQlphWXE2aU1mZVlLb3VSdTE2NlZVMnhxYTEiLCJhbW91bnQiOiIyNTAwMDAwIiwiYXNzZXQiOiI4djc1ZFZEZ3R1TTZ2bUdBcENxZ1JTMzc5S0F2Y05LU3FKRWllTU5YU0hBdSIsInBheVRvIjoiR1JwdjlyMnM4d0p4cjVIWDZ6c3RIdUxCSzQ2RnRVaDRYVlhCODdFQzVIS0giLCJtYXhUaW1lb3V0U2Vjb25kcyI6NjAsImV4dHJhIjp7Im1lbW8iOiJwZndzOnYxOng0MDI6SFYzVEtXSEZqM0VEMjNHSmV1enpiZ2NvMmlzM2dCQ0FkNUNVTEtHeVNyTm86YzUxYWUyOGRhZDU3ZGM5YmFmM2QwOGVjMmQ2MjVmMjciLCJmZWVQYXllciI6IkhuMXNoODdldFVhYXFpM00zZEJEYVBibXpBZnlhOEZXYnRqRlhTMjU0dDRvIn19fQ==';
+export const topUp = {
+  payment: { id: '4fdFZRgAavZ3QG3r5RhngMaPQSRCM9B6Gs4XuDHED3hZp3zH7EWK8WnugPyPN7oCTgjz5Jb3KVGTutHDxer4jKJ6', amount: 2.5 },
+  balance: 45.82,
+};
+export const statusLater = {
+  walletAddress: 'HV3TKWHFj3ED23GJeuzzbgco2is3gBCAd5CULKGySrNo',
+  alias: 'p_UwWJ2XsPysN',
+  balance: 45.82,
+  exposure: 0,
+  stakedInPlay: 0,
+  pendingWithdrawals: 0,
+  nonces: { bet: 4 },
+  sessionKeys: [
+    {
+      sessionPubkey: '7ZMyqhGBzFcrHe8cfANXhTVzhXKqvUxX37iAWVPv9aV8',
+      status: 'active',
+      slot: 3,
+      signature: '4ZfnzLXMpAALkejjqRfby3dZ1YW7c2NcByhM5qDTjnzSSUki9KidRt8XuWwuamfY49Sa6xLzEDarQCpS1ax1d5Kg',
+      updatedAt: '2026-11-23T16:03:39.364Z',
+    },
+  ],
+  withdrawals: [
+    {
+      id: 'wd_awixkedgc5hchst72erkow6scy',
+      amount: 5,
+      status: 'finalized',
+      createdAt: '2026-11-23T16:03:42.117Z',
+      signature: '66n7QdKB3BoNFRxkWckPK3jcbFV5mYzjxWchHF4Qwt1cqbSJoT5q2FAtfpqAv7SEg4kz1LPNiNaHp6MuyUXVdEyZ',
+      finalizedAt: '2026-11-23T16:03:42.904Z',
+      explorerUrl:
+        'https://explorer.solana.com/tx/66n7QdKB3BoNFRxkWckPK3jcbFV5mYzjxWchHF4Qwt1cqbSJoT5q2FAtfpqAv7SEg4kz1LPNiNaHp6MuyUXVdEyZ?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899',
+    },
+  ],
+  totals: { deposited: 52.5, wagered: 3, paidOut: 1.32, plays: 3, wins: 1 },
+};
+export const lpDepositBody = { amount: 10 };
+export const lpDepositTransaction = {
+  transaction:
+    'AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAAQADBvTqBykJHHoyCev3XIC03L1Gbl3lhEgnMd1lQcVDAiecGxjYwf4NGjiVAWW0JO6I9sbmS3FfgOqD1m6yg+E+PkedhKQnl45qSSzjGICvx9do1+mmSuL+siRlBqU1qX0p3nWcd0Cp52G9BvzyJrQkW4AVNmOcCoMWovQT514b8YDmBUpTWpkpIQZNJOhxYNo4fHw1td28kruB5B+oQEEFRI0G3fbh12Whk9nL4UbO63msHLSF7V9bN5E6jPWFfv8AqXt4hqYQnPnZsordA+iHc2Q1877jY110mxy9yumr6FqbAgUEAgMBAAoMgJaYAAAAAAAGBAEAP3Bmd3M6djE6bHAtZGVwb3NpdDpIVjNUS1dIRmozRUQyM0dKZXV6emJnY28yaXMzZ0JDQWQ1Q1VMS0d5U3JObwA=',
+  lastValidBlockHeight: '188',
+  memo: 'pfws:v1:lp-deposit:HV3TKWHFj3ED23GJeuzzbgco2is3gBCAd5CULKGySrNo',
+};
+export const lpPosition = { position: { shares: 9.999993, principal: 10, currentValue: 10.000009, profit: 9e-6, ownership: 9.999893001139988e-6 } };
+export const lpRedeemBody = { shares: '4' };
+export const lpRedeemTransaction = {
+  transaction:
+    'AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAAQADBvTqBykJHHoyCev3XIC03L1Gbl3lhEgnMd1lQcVDAiecQeXJprDGfvLx0Th+nFGrCo31lUPQ2dJUrnXPBZy83VK3yUkLPqDnRVLuxC5DzYoJ4s5ubh1xhI7b4fWgEIzs5Ff8P/DuhR2Bj0GtW+xp1hVuuifmUSkyE1ndhjx5sRHYBUpTWpkpIQZNJOhxYNo4fHw1td28kruB5B+oQEEFRI0G3fbh12Whk9nL4UbO63msHLSF7V9bN5E6jPWFfv8AqdJ2KMMkUpzYQ+LAh2l1NR/kETaiEN5ZUkjFArCNBvBLAgUEAQMCAAoMAAk9AAAAAAAGBAEAPnBmd3M6djE6bHAtcmVkZWVtOkhWM1RLV0hGajNFRDIzR0pldXp6YmdjbzJpczNnQkNBZDVDVUxLR3lTck5vAA==',
+  lastValidBlockHeight: '192',
+  memo: 'pfws:v1:lp-redeem:HV3TKWHFj3ED23GJeuzzbgco2is3gBCAd5CULKGySrNo',
+};
+export const agentKey = { sessionPubkey: '6QjfMjCnCiDUnhhnG8V2ciLHmuZj23uiviEwMYJFxZpH', authorized: false, status: 'not_authorized' };
+export const trustRoot = {
+  version: 1,
+  protocol: 'pfws/v1',
+  cluster: 'localnet',
+  genesisHash: 'AVJdxz7YwzpbVttfeJGjsurVKmUAJAosVsS84FSif12v',
+  usdcMint: '8v75dVDgtuM6vmGApCqgRS379KAvcNKSqJEieMNXSHAu',
+  vaultTokenAccount: '2pmyynERrDPRemE6vyo57sNibCpQDhH9DYibfo6ieLCe',
+  lpMint: '6vTZX8X9ndqiVQJP8zF7KGPdXmgaeW2RCQGZxSJLcW8f',
+  memoProgram: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+  checkpointOrigin: 'localhost/api/protocol/v1/bet-log',
+  keys: {
+    ack: [{ publicKey: '3nH6agYSa3R6mNVwGBKkAJ2kqih52hXV5dkzxYNyUwCH', validFrom: '2026-11-23T16:03:34.912Z' }],
+    anchor: [{ publicKey: '5hEy4RNutVocgffpJRqjCAY4exgKkpsFp1wW9rifGYrD', validFrom: '2026-11-23T16:03:34.912Z' }],
+    keeper: [{ publicKey: 'GRpv9r2s8wJxr5HX6zstHuLBK46FtUh4XVXB87EC5HKH', validFrom: '2026-11-23T16:03:34.912Z' }],
+  },
+};
+/** The C2SP checkpoint of commit-3 (3 entries, root = consistency.toRoot), as `text/plain`. */
+export const checkpoint =
+  'localhost/api/protocol/v1/bet-log\n3\nngue/UtJES3MYwq6XFJ6c1EEio2s7hZ/m+N9D0povWA=\n\n— localhost/api/protocol/v1/bet-log ZppH9u2FBQZ/34sO2O4Vk5mJf3Cfg1TlCVHuOFmbfy2ezUn8QSQXbOcsHQdbJl3gCzjefYdNHe1BzuIUt5gh3nqoel0=\n';
+/** Tile paths of that tree: the hash tile of its 3 leaves, and its entry and receipt bundles. */
+export const hashTilePath = '0/000.p/3';
+export const receiptBundlePath = '000.p/3';
+export const sessionKeyPointer = {
+  betPayloadHash: 'f565e4c7b498b86e4ccd13bab2fbea0d4b4a1ab3b148edbf384d94049daa2f72',
+  sessionPubkey: '7ZMyqhGBzFcrHe8cfANXhTVzhXKqvUxX37iAWVPv9aV8',
+  signature: '4ZfnzLXMpAALkejjqRfby3dZ1YW7c2NcByhM5qDTjnzSSUki9KidRt8XuWwuamfY49Sa6xLzEDarQCpS1ax1d5Kg',
+  slot: 3,
+};
+/** The play's second Dice bet (log index 1), as the receipt bundle serves it: rebuilt from its payload, ack, seed and RNG reveal; its leaf is entries.entries[1]. */
+const diceReceipt2 = {
+  id: 'dice_2b0617638f1d73090d2fc58e5be82da7',
+  receiptId: 'dice_2b0617638f1d73090d2fc58e5be82da7',
+  game: 'dice',
+  gameId: 'dice:protocol-v1',
+  player: 'p_UwWJ2XsPysN',
+  actorAlias: 'p_UwWJ2XsPysN',
+  source: 'api',
+  betAmount: 1,
+  payout: 0,
+  profit: -1,
+  status: 'lost',
+  input: {
+    direction: 'under',
+    target: 50,
+    targetBps: 5000,
+    wager: 1,
+    wagerMicro: '1000000',
+    commitment: '53b55b646a116c8233279e7ec2c1d77035af4706eaf807d03aa08afc4faa4c23',
+    clientSeedRaw: '2835a6c8b3bc3142b9a0d1d676ac1fa97d97d4e69bc6469aa4353dc7f09a7166',
+    sessionPubkey: '7ZMyqhGBzFcrHe8cfANXhTVzhXKqvUxX37iAWVPv9aV8',
+    betNonce: 1,
+  },
+  result: {
+    roll: 7989,
+    rollDisplay: 79.89,
+    direction: 'under',
+    target: 50,
+    targetBps: 5000,
+    won: false,
+    status: 'lost',
+    multiplierBps: 19800,
+    payout: 0,
+    payoutMicro: '0',
+    profit: -1,
+  },
+  proof: {
+    betPayloadHash: '2b0617638f1d73090d2fc58e5be82da7ae12a8666a4b108f3a12e2a3f4447beb',
+    ackHash: '4280eeee308414bb472b7e8ee3af4f5e7a2a9f9e5090fb83d2eba4f599efcf84',
+    rngChainHead: '89edf23e30fc0e2d0d6b70c0f7d6c700f11be96241a6e48ba918047f1eed4447',
+    rngIndex: 2,
+    rngReveal: '5f25bb6ed3571330cc5a19381b09713fa2b967751211bd385c07bd37b46bb8ca',
+    revealedVia: 'reveal',
+  },
+  verifierPayload: {
+    version: 1,
+    betPayload: {
+      protocol: 'pfws/v1',
+      game: 'dice',
+      player: 'p_UwWJ2XsPysN',
+      sessionPubkey: '7ZMyqhGBzFcrHe8cfANXhTVzhXKqvUxX37iAWVPv9aV8',
+      betNonce: 1,
+      wager: '1000000',
+      params: { direction: 'under', targetBps: 5000 },
+      commitment: '53b55b646a116c8233279e7ec2c1d77035af4706eaf807d03aa08afc4faa4c23',
+      expiresAt: '2026-11-23T16:08:39.926Z',
+    },
+    betPayloadHash: '2b0617638f1d73090d2fc58e5be82da7ae12a8666a4b108f3a12e2a3f4447beb',
+    commitSignature: '0cwhvg9O71FI+f0CxwYhxEngOUqIAxgyWP1xvqD8RA+5qCg+grdvPW1G7Qz8QW/CNRiBVlDIGXZafJSMBeZBXQ==',
+    ack: {
+      betPayloadHash: '2b0617638f1d73090d2fc58e5be82da7ae12a8666a4b108f3a12e2a3f4447beb',
+      betNonce: 1,
+      rngIndex: 2,
+      rngChainHead: '89edf23e30fc0e2d0d6b70c0f7d6c700f11be96241a6e48ba918047f1eed4447',
+      committedAt: '2026-11-23T16:03:39.943Z',
+      revealDeadline: '2026-11-24T16:03:39.943Z',
+      ackHash: '4280eeee308414bb472b7e8ee3af4f5e7a2a9f9e5090fb83d2eba4f599efcf84',
+      operatorSignature: 'naw5WBxyOS0yJBia5P6K/eKF+6rpTS7z6wATs3zCR7xF+nvqsCQEQwHjWMAqnw0xfvMI4hUK3lwwYYPvGaFdDw==',
+      revealMessage:
+        'pfws:v1:reveal:2b0617638f1d73090d2fc58e5be82da7ae12a8666a4b108f3a12e2a3f4447beb:4280eeee308414bb472b7e8ee3af4f5e7a2a9f9e5090fb83d2eba4f599efcf84',
+    },
+    revealSignature: 'Q55CqjUypqRA7O1dOyQPTum4Yi6VxsU37ygf4U+3K9aneSfexJF3iRfHFl4GBfduHH5Q+9xZbm7AANARt/yw3A==',
+    clientSeedRaw: '2835a6c8b3bc3142b9a0d1d676ac1fa97d97d4e69bc6469aa4353dc7f09a7166',
+    rngReveal: '5f25bb6ed3571330cc5a19381b09713fa2b967751211bd385c07bd37b46bb8ca',
+    betLogEntry: {
+      v: 1,
+      receiptId: 'dice_2b0617638f1d73090d2fc58e5be82da7',
+      game: 'dice',
+      gameId: 'dice:protocol-v1',
+      player: 'p_UwWJ2XsPysN',
+      betPayloadHash: '2b0617638f1d73090d2fc58e5be82da7ae12a8666a4b108f3a12e2a3f4447beb',
+      ackHash: '4280eeee308414bb472b7e8ee3af4f5e7a2a9f9e5090fb83d2eba4f599efcf84',
+      rngChainHead: '89edf23e30fc0e2d0d6b70c0f7d6c700f11be96241a6e48ba918047f1eed4447',
+      rngIndex: 2,
+      commitment: '53b55b646a116c8233279e7ec2c1d77035af4706eaf807d03aa08afc4faa4c23',
+      clientSeedRaw: '2835a6c8b3bc3142b9a0d1d676ac1fa97d97d4e69bc6469aa4353dc7f09a7166',
+      roll: 7989,
+      status: 'lost',
+      wager: '1000000',
+      payout: '0',
+      settledAt: '2026-11-23T16:03:40.190Z',
+    },
+  },
+  anchor: {
+    status: 'committed',
+    commitId: 'commit-2',
+    commitSignature: 'GP5vE6Kuj7X66YCA1JwUXWcAokaMCGsDU6aNUzeryhAD2thgkw4X75Dg6heJXrptQWpXMdbZgpGwPaLLktWMS7J',
+    commitTransactionUrl:
+      'https://explorer.solana.com/tx/GP5vE6Kuj7X66YCA1JwUXWcAokaMCGsDU6aNUzeryhAD2thgkw4X75Dg6heJXrptQWpXMdbZgpGwPaLLktWMS7J?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899',
+    commitAccount: '5hEy4RNutVocgffpJRqjCAY4exgKkpsFp1wW9rifGYrD',
+    commitExplorerUrl:
+      'https://explorer.solana.com/address/5hEy4RNutVocgffpJRqjCAY4exgKkpsFp1wW9rifGYrD?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899',
+    betLogEntryHash: 'b7111f87a8bd046bd9744e29cffd4ee623397018d3a281ef4538e801906a30ab',
+    betLogRoot: 'a3799ce85a582c1ac4de7650de062052bf913a27968dbe568339732928d8147d',
+    betLogIndex: 1,
+    betLogProof: ['ac1eb3989e11e0c5bd47706e468fdfb9b18c09d26f56b796aedff59e0669c018'],
+    entryCount: 2,
+    stateRoot: '42ce70e5066d415fc259f9e98fe6e4b05d8c0f97c4a2b2d3b7979674c999d118',
+  },
+  createdAt: '2026-11-23T16:03:40.190Z',
+};
+export const receiptBundle = { receipts: [diceReceipt.receipt, diceReceipt2, sweeperReceipt.receipt] };
+export const idleTicket = {
+  ticket: {
+    id: 't_2125e44f59411d7a07aa4f4f',
+    status: 'settled',
+    outcome: 'expired',
+    mode: 'easy',
+    betAmount: 1,
+    clientSeed: '',
+    nonce: 4,
+    rowsWon: 0,
+    payout: 1,
+    multiplierBps: 9900,
+    fullBoardPayout: 9.8888,
+    columns: 4,
+    rows: 8,
+    choices: [],
+    serverSeedHash: '89edf23e30fc0e2d0d6b70c0f7d6c700f11be96241a6e48ba918047f1eed4447',
+    createdAt: '2026-11-23T16:03:47.305Z',
+    pendingTurn: null,
+    closedBy: 'idle',
+    resultColumns: [],
+    endedAt: '2026-11-23T16:18:48.412Z',
+  },
+};
+export const idleReceipt = {
+  receipt: {
+    id: 'sweeper_t_2125e44f59411d7a07aa4f4f',
+    receiptId: 'sweeper_t_2125e44f59411d7a07aa4f4f',
+    game: 'sweeper',
+    gameId: 'sweeper:protocol-v1',
+    player: 'p_UwWJ2XsPysN',
+    actorAlias: 'p_UwWJ2XsPysN',
+    source: 'api',
+    betAmount: 1,
+    payout: 1,
+    profit: 0,
+    status: 'expired',
+    input: { ticketId: 't_2125e44f59411d7a07aa4f4f', mode: 'easy', wager: 1, wagerMicro: '1000000', turns: [] },
+    result: { outcome: 'expired', rowsWon: 0, resultColumns: [], multiplierBps: 9900, payout: 1, payoutMicro: '1000000' },
+    proof: { turns: [] },
+    verifierPayload: {
+      version: 1,
+      ticketId: 't_2125e44f59411d7a07aa4f4f',
+      mode: 'easy',
+      wagerMicro: '1000000',
+      turns: [],
+      closedBy: 'idle',
+      betLogEntry: {
+        v: 1,
+        receiptId: 'sweeper_t_2125e44f59411d7a07aa4f4f',
+        game: 'sweeper',
+        gameId: 'sweeper:protocol-v1',
+        player: 'p_UwWJ2XsPysN',
+        ticketId: 't_2125e44f59411d7a07aa4f4f',
+        mode: 'easy',
+        turns: [],
+        rowsWon: 0,
+        status: 'expired',
+        outcome: 'expired',
+        closedBy: 'idle',
+        wager: '1000000',
+        payout: '1000000',
+        settledAt: '2026-11-23T16:18:48.412Z',
+      },
+    },
+    anchor: {
+      status: 'pending_commit',
+      commitId: 'pending',
+      commitSignature: null,
+      commitTransactionUrl: null,
+      commitAccount: null,
+      commitExplorerUrl: null,
+      betLogEntryHash: 'db3f5f8b354f3884100cde1925e4867c0c45f6da0e9deda56dbc543867534ddc',
+      betLogRoot: null,
+      betLogIndex: null,
+      betLogProof: [],
+      entryCount: null,
+      stateRoot: null,
+    },
+    createdAt: '2026-11-23T16:18:48.412Z',
+    closedBy: 'idle',
+  },
 };

@@ -1,6 +1,7 @@
-// The house object (contract "House state") and an LP position.
+// The house object (contract "House state"), an LP position, and the LP deposit and redemption transactions.
 import { Type } from 'typebox';
-import { AmountInput } from './common.ts';
+import { AmountInput, PositiveDecimalInput } from './common.ts';
+import { unsignedTransaction } from './player.ts';
 import * as EX from './examples.ts';
 
 const N = (description: string) => Type.Number({ description });
@@ -40,10 +41,28 @@ export const Position = Type.Object(
   { description: "the wallet's LP position" },
 );
 
-export const PositionResponse = Type.Object({ position: Position }, { description: 'The position', examples: [EX.position] });
+export const PositionResponse = Type.Object(
+  { position: Position },
+  { description: 'The position (all zeros for a wallet that never provided liquidity)', examples: [EX.position, EX.lpPosition] },
+);
 
-export const LpDepositBody = Type.Object({ amount: AmountInput }, { description: 'USDC to deposit for LP shares' });
+export const LpDepositBody = Type.Object({ amount: AmountInput }, { description: 'USDC to deposit for LP shares', examples: [EX.lpDepositBody] });
 export const LpRedeemBody = Type.Object(
-  { shares: Type.Unknown({ description: 'positive LP shares (6 decimals, like USDC), a JSON number or a decimal string' }) },
-  { description: 'LP shares to redeem' },
+  {
+    shares: PositiveDecimalInput(
+      'positive LP shares to redeem (6 decimals, like USDC), a JSON number or a decimal string, at most what the wallet holds; anything else is INVALID_REQUEST',
+    ),
+  },
+  { description: 'LP shares to redeem', examples: [EX.lpRedeemBody] },
+);
+
+export const LpDepositTransaction = unsignedTransaction(
+  'pfws:v1:lp-deposit:<wallet>, signed by the wallet alone',
+  'Sign it with the wallet and send it to the RPC: the indexer reads the deposit and the keeper mints the LP shares at NAV (see /api/house/position)',
+  EX.lpDepositTransaction,
+);
+export const LpRedeemTransaction = unsignedTransaction(
+  'pfws:v1:lp-redeem:<wallet>, signed by the wallet alone',
+  "Sign it with the wallet and send it to the RPC: the shares go to the keeper's LP account and the keeper pays USDC at NAV per share, in arrival order",
+  EX.lpRedeemTransaction,
 );

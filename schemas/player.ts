@@ -1,6 +1,6 @@
 // Player setup, funding and status.
 import { Type } from 'typebox';
-import { Amount, AmountInput, Base58Address, OptionalAmountInput, Timestamp } from './common.ts';
+import { Amount, AmountInput, Base58Address, documented, OptionalAmountInput, Timestamp } from './common.ts';
 import * as EX from './examples.ts';
 
 export const SetupBody = Type.Object(
@@ -18,13 +18,21 @@ export const RevokeBody = Type.Object(
   { examples: [EX.revokeBody] },
 );
 
-export const UnsignedTransaction = Type.Object(
-  {
-    transaction: Type.String({ description: 'base64 wire transaction, unsigned; the wallet is the fee payer' }),
-    lastValidBlockHeight: Type.String({ description: 'the transaction is valid until this block height (decimal string)' }),
-    memo: Type.String({ description: 'the memo it carries, signed by the wallet alone' }),
-  },
-  { description: 'Sign it with the wallet, send it to the RPC, then call player/sync', examples: [EX.unsignedTransaction] },
+/** An unsigned transaction for the wallet to sign and send; `memo` and the example differ per route. */
+export const unsignedTransaction = (memo: string, description: string, example: unknown) =>
+  Type.Object(
+    {
+      transaction: Type.String({ description: 'base64 wire transaction, unsigned; the wallet is the fee payer' }),
+      lastValidBlockHeight: Type.String({ description: 'the transaction is valid until this block height (decimal string)' }),
+      memo: Type.String({ description: memo }),
+    },
+    { description, examples: [example] },
+  );
+
+export const UnsignedTransaction = unsignedTransaction(
+  'the memo it carries, signed by the wallet alone',
+  'Sign it with the wallet, send it to the RPC, then call player/sync',
+  EX.unsignedTransaction,
 );
 
 export const SessionKeyStatus = Type.Object(
@@ -52,9 +60,25 @@ export const Withdrawal = Type.Object(
   { description: 'one withdrawal' },
 );
 
-export const WithdrawBody = Type.Object({ amount: AmountInput }, { description: 'how much to withdraw' });
+export const WithdrawBody = Type.Object({ amount: AmountInput }, { description: 'how much to withdraw', examples: [EX.withdrawBody] });
 
-export const WithdrawalResponse = Type.Object({ withdrawal: Withdrawal }, { description: 'The withdrawal' });
+const IDEMPOTENCY_KEY =
+  'Idempotency-Key: 1 to 255 printable ASCII characters (a UUID, say). The same key returns the same withdrawal (per wallet); without one, every request is a new withdrawal. A malformed key is INVALID_REQUEST.';
+
+/** The handler checks the key, so a malformed one gets INVALID_REQUEST rather than the route's amount code. */
+export const WithdrawHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    documented(
+      Type.String({ description: IDEMPOTENCY_KEY }),
+      Type.String({ pattern: '^[\\x21-\\x7e]{1,255}$', description: IDEMPOTENCY_KEY, examples: [EX.idempotencyKey] }),
+    ),
+  ),
+});
+
+export const WithdrawalResponse = Type.Object(
+  { withdrawal: Withdrawal },
+  { description: 'The withdrawal, pending until the keeper pays it (player/status lists it as it moves on)', examples: [EX.withdrawal] },
+);
 
 export const PlayerStatus = Type.Object(
   {
@@ -78,7 +102,7 @@ export const PlayerStatus = Type.Object(
       { description: 'lifetime totals' },
     ),
   },
-  { description: 'The player', examples: [EX.status] },
+  { description: 'The player', examples: [EX.status, EX.statusLater] },
 );
 
 export const SyncResult = Type.Object(
@@ -107,7 +131,21 @@ export const FaucetResult = Type.Object(
 );
 
 /** `POST /api/protocol/v1/player/x402-deposit`: the amount as in the setup body. */
-export const TopUpBody = Type.Object({ amount: AmountInput }, { description: 'how much to top up; the payment rides in the payment-signature header' });
+export const TopUpBody = Type.Object(
+  { amount: AmountInput },
+  { description: 'how much to top up; the payment rides in the payment-signature header', examples: [EX.topUpBody] },
+);
+
+export const TopUpHeaders = Type.Object({
+  'payment-signature': Type.Optional(
+    Type.String({
+      description:
+        "the x402 payment for accepts[0] of this route's 402 answer, as a stock @x402 client encodes it (base64 of x402's PaymentPayload); " +
+        'absent: 402 with the offer. Each payment settles once. The example paid the example deployment, so here it is refused with a fresh offer',
+      examples: [EX.paymentSignature],
+    }),
+  ),
+});
 
 export const TopUpResult = Type.Object(
   {
@@ -117,5 +155,5 @@ export const TopUpResult = Type.Object(
     ),
     balance: { ...Amount, description: 'the balance after the credit, USDC' },
   },
-  { description: 'Credited' },
+  { description: 'Credited', examples: [EX.topUp] },
 );

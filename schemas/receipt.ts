@@ -139,6 +139,7 @@ const SweeperVerifierPayload = Type.Object(
       ),
       { description: 'every turn, in order' },
     ),
+    closedBy: Type.Optional(Type.Literal('idle', { description: 'the ticket was closed as idle by the deadline worker, not by a turn' })),
     betLogEntry: SweeperBetLogEntry,
   },
   { description: 'Sweeper: everything a verifier needs besides on-chain data' },
@@ -173,4 +174,4 @@ export const Receipt = Type.Object(
 
 export const ReceiptParams = Type.Object({ id: Type.String({ description: 'the receipt id', examples: [EX.diceReceipt.receipt.id] }) });
 
-export const ReceiptResponse = Type.Object({ receipt: Receipt }, { description: 'The receipt', examples: [EX.diceReceipt, EX.sweeperReceipt] });
+export const ReceiptResponse = Type.Object({ receipt: Receipt }, { description: 'The receipt', examples: [EX.diceReceipt, EX.sweeperReceipt, EX.idleReceipt] });

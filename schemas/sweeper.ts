@@ -170,6 +170,7 @@ export const SweeperBetLogEntry = Type.Object(
     rowsWon: Type.Integer({ description: 'rows cleared' }),
     status: Type.String({ description: 'won, lost, forfeited or expired' }),
     outcome: Type.String({ description: 'busted, cashed_out, cleared, forfeited or expired' }),
+    closedBy: Type.Optional(Type.Literal('idle', { description: 'closed as idle by the deadline worker (design §10); absent otherwise' })),
     wager: Type.String({ description: 'micro-USDC, decimal string' }),
     payout: Type.String({ description: 'micro-USDC, decimal string' }),
     settledAt: { ...Timestamp, description: 'when the ticket ended' },
@@ -215,6 +216,8 @@ const RecentTicket = Type.Object(
     wager: Type.Number({ description: 'the stake, USDC' }),
     payout: Type.Number({ description: 'the payout, USDC' }),
     endedAt: { ...Timestamp, description: 'when it ended' },
+    source: Type.Union([Type.Literal('api'), Type.Literal('mcp')], { description: 'api, or mcp for an agent play' }),
+    closedBy: Type.Optional(Type.Literal('idle', { description: 'closed as idle by the deadline worker' })),
   },
   { description: 'a settled ticket' },
 );
@@ -232,4 +235,4 @@ export const SweeperSession = Type.Object(
 
 export const TicketParams = Type.Object({ ticketId: Type.String({ maxLength: 64, description: 'the ticket', examples: [EX.ticket.ticket.id] }) });
 
-export const TicketResponse = Type.Object({ ticket: Ticket }, { description: 'The ticket', examples: [EX.ticket] });
+export const TicketResponse = Type.Object({ ticket: Ticket }, { description: 'The ticket', examples: [EX.ticket, EX.idleTicket] });

@@ -3,8 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
-import { HouseResponse, LpDepositBody, LpRedeemBody, PositionResponse } from '../../schemas/house.ts';
-import { UnsignedTransaction } from '../../schemas/player.ts';
+import { HouseResponse, LpDepositBody, LpDepositTransaction, LpRedeemBody, LpRedeemTransaction, PositionResponse } from '../../schemas/house.ts';
 import { housePosition, houseView } from '../../house/view.ts';
 import { lpDepositTransaction, lpRedeemTransaction } from '../../house/lp.ts';
 
@@ -33,7 +32,7 @@ export default async function houseRoutes(fastify: FastifyInstance) {
         summary: 'Unsigned transaction: USDC to the vault with pfws:v1:lp-deposit; the keeper mints LP shares at NAV',
         security,
         body: LpDepositBody,
-        response: responses({ 200: UnsignedTransaction }),
+        response: responses({ 200: LpDepositTransaction }),
       },
     },
     async (request) => lpDepositTransaction(house, request.wallet, request.body.amount),
@@ -48,7 +47,7 @@ export default async function houseRoutes(fastify: FastifyInstance) {
         summary: 'Unsigned transaction: LP shares to the keeper with pfws:v1:lp-redeem; the keeper pays USDC at NAV per share',
         security,
         body: LpRedeemBody,
-        response: responses({ 200: UnsignedTransaction }),
+        response: responses({ 200: LpRedeemTransaction }),
       },
     },
     async (request) => lpRedeemTransaction(house, request.wallet, request.body.shares),

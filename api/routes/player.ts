@@ -9,10 +9,12 @@ import {
   SetupBody,
   SyncResult,
   TopUpBody,
+  TopUpHeaders,
   TopUpResult,
   UnsignedTransaction,
   WithdrawalResponse,
   WithdrawBody,
+  WithdrawHeaders,
 } from '../../schemas/player.ts';
 import { playerStatus, revokeTransaction, setupTransaction, syncPlayer } from '../../funding/player.ts';
 import { requestWithdrawal } from '../../funding/withdrawals.ts';
@@ -65,6 +67,7 @@ export default async function playerRoutes(fastify: FastifyInstance) {
         summary: 'Top up the balance with an x402 payment (header payment-signature); without one, 402 with accepts',
         security,
         body: TopUpBody,
+        headers: TopUpHeaders,
         response: responses({ 200: TopUpResult, 402: PaymentRequiredEnvelope }, [400, 401, 403, 404, 429, 500, 503]),
       },
     },
@@ -86,6 +89,7 @@ export default async function playerRoutes(fastify: FastifyInstance) {
         summary: "Withdraw to the wallet's own USDC account (Idempotency-Key header: the same key returns the same withdrawal)",
         security,
         body: WithdrawBody,
+        headers: WithdrawHeaders,
         response: responses({ 200: WithdrawalResponse }),
       },
     },

@@ -2,15 +2,22 @@
 // bundles, receipt bundles, the signed checkpoint, and the on-chain pointer to a session key's setup.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { responses } from '../../schemas/common.ts';
 import { PfwsError } from '../../protocol/errors.ts';
-import { ReceiptBundleResponse, SessionKeyPointerParams, SessionKeyPointerResponse, TrustRootResponse } from '../../schemas/transparency.ts';
+import {
+  CheckpointNote,
+  ReceiptBundlePath,
+  ReceiptBundleResponse,
+  SessionKeyPointerParams,
+  SessionKeyPointerResponse,
+  TileBytes,
+  TilePath,
+  TrustRootResponse,
+} from '../../schemas/transparency.ts';
 import { parseTilePath } from '../../protocol/tlog-tiles.ts';
 
 // A tile of a given width never changes; only a missing one may appear later.
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-const TilePath = Type.Object({ '*': Type.String({ maxLength: 64 }) });
 
 export default async function transparencyRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -27,7 +34,13 @@ export default async function transparencyRoutes(fastify: FastifyInstance) {
 
   app.get(
     '/protocol/v1/bet-log/checkpoint',
-    { schema: { ...meta, summary: 'The latest commit as a C2SP tlog-checkpoint, signed by the anchor key (text/plain)' } },
+    {
+      schema: {
+        ...meta,
+        summary: 'The latest commit as a C2SP tlog-checkpoint, signed by the anchor key (text/plain)',
+        response: { ...responses({}), 200: CheckpointNote },
+      },
+    },
     async (_request, reply) => {
       const latest = await store.latestCheckpoint();
       if (!latest) throw new PfwsError('NOT_FOUND', 'No checkpoint has been signed yet');
@@ -60,8 +73,9 @@ export default async function transparencyRoutes(fastify: FastifyInstance) {
     {
       schema: {
         ...meta,
-        summary: 'C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] (hashes, height 8) and tile/entries/<N>[.p/<W>] (entry bundles)',
+        summary: 'C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] (hashes, height 8) and tile/entries/<N>[.p/<W>] (entry bundles), of the committed tree',
         params: TilePath,
+        response: { ...responses({}), 200: TileBytes },
       },
     },
     async (request, reply) => tile('tile')(request.params, reply),
@@ -73,7 +87,7 @@ export default async function transparencyRoutes(fastify: FastifyInstance) {
       schema: {
         ...meta,
         summary: 'The receipts of entry bundle <N>[.p/<W>], in log order, for bulk verification',
-        params: TilePath,
+        params: ReceiptBundlePath,
         response: responses({ 200: ReceiptBundleResponse }),
       },
     },

@@ -1,7 +1,7 @@
 // The API document: valid OpenAPI 3.1; every field typed and described, `required` marked; every route with
 // examples that validate against their own schemas; "Try it out" with those examples gets a real answer (never a
-// validation error); and real responses of a played Dice bet and Sweeper ticket hold to the documented schemas,
-// with no undocumented field.
+// validation error); and real responses of a played Dice bet and Sweeper ticket, the money flows, an idle ticket and
+// the verifiers' reads hold to the documented schemas and media types, with no undocumented field.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,38 @@ const examplesOf = (media: Schema | undefined): unknown[] =>
   media
     ? [...('example' in media ? [media.example] : []), ...Object.values((media.examples ?? {}) as Record<string, { value: unknown }>).map((e) => e.value)]
     : [];
+/** The documented media of an answer: by its status and content type (JSON unless the route says otherwise). */
+const mediaOf = (o: Operation, status: number, type: string) => o.op.responses?.[String(status)]?.content?.[type.split(';')[0]!.trim()] as Schema | undefined;
+
+interface Answer {
+  status: number;
+  type: string;
+  /** Parsed JSON, the text of a text answer, or the bytes of anything else. */
+  body: any;
+}
+/** A request as Swagger's "Try it out" (or any client) sends it; the answer as its media type says. */
+async function send(method: string, url: string, opts: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const res = await fetch(url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const type = res.headers.get('content-type') ?? '';
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
+  const body = /json/.test(type) ? (text ? JSON.parse(text) : undefined) : /^text\//.test(type) ? text : bytes;
+  return { status: res.status, type, body };
+}
+/** What is wrong with an answer against the documented media (JSON and text are checked against the schema). */
+function answerProblems(o: Operation, answer: Answer, strictOk = true): string[] {
+  const media = mediaOf(o, answer.status, answer.type);
+  if (!media)
+    return [
+      `answered ${answer.status} ${answer.type}, which is not documented: ${answer.body instanceof Uint8Array ? '(bytes)' : JSON.stringify(answer.body)}`,
+    ];
+  if (answer.body instanceof Uint8Array) return media.schema?.type === 'string' ? [] : ['bytes documented as something else'];
+  return check(answer.status === 200 && strictOk ? strict(media.schema) : media.schema, answer.body).map((e) => `${answer.status}: ${e}`);
+}
+
 const check = (schema: Schema, value: unknown) => {
   const validate = ajv.compile(schema);
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
@@ -120,10 +152,14 @@ describe('the document', () => {
         if (p.example === undefined) problems.push(`${name(o)} ${p.in} ${p.name}: no example`);
         else for (const e of check(p.schema, p.example)) problems.push(`${name(o)} ${p.in} ${p.name}: ${e}`);
       }
-      const media = [
-        ['body', bodyOf(o)],
-        ['200', responseOf(o, 200)],
-      ] as [string, Schema | undefined][];
+      // JSON and text answers show an example; bytes (tiles) are described only.
+      const answers = Object.entries((o.op.responses?.['200']?.content ?? {}) as Record<string, Schema>).filter(
+        ([type]) => type === 'application/json' || type.startsWith('text/'),
+      );
+      const media = [['body', bodyOf(o)], ...answers.map(([type, m]) => [type === 'application/json' ? '200' : `200 ${type}`, m])] as [
+        string,
+        Schema | undefined,
+      ][];
       for (const [part, m] of media) {
         if (!m) continue;
         const examples = examplesOf(m);
@@ -145,24 +181,23 @@ describe('"Try it out" with the shown examples', () => {
     const base = svc.api.replace(/\/api$/, '');
     const problems: string[] = [];
     const statuses: Record<string, number> = {};
+    const answers: Record<string, Answer> = {};
     for (const o of ops) {
       let path = o.path;
       const query = new URLSearchParams();
+      // Swagger UI fills every parameter with its example, headers included (payment-signature, Idempotency-Key).
+      const headers: Record<string, string> = {};
       for (const p of o.op.parameters ?? []) {
         if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(p.example)));
         if (p.in === 'query') query.set(p.name, String(p.example));
+        if (p.in === 'header') headers[p.name] = String(p.example);
       }
       const body = bodyOf(o) ? examplesOf(bodyOf(o))[0] : undefined;
       const bearer = o.op.security?.length ? user.token : undefined;
-      const res = await http('GET' === o.method ? 'GET' : o.method, `${base}${path}${query.size ? `?${query}` : ''}`, body, bearer);
+      const res = await send(o.method, `${base}${path}${query.size ? `?${query}` : ''}`, { body, token: bearer, headers });
       statuses[name(o)] = res.status;
-      const documentedStatus = responseOf(o, res.status);
-      if (!documentedStatus) {
-        problems.push(`${name(o)}: answered ${res.status}, which is not documented: ${JSON.stringify(res.body)}`);
-        continue;
-      }
-      for (const e of check(res.status === 200 ? strict(documentedStatus.schema) : documentedStatus.schema, res.body))
-        problems.push(`${name(o)} ${res.status}: ${e}`);
+      answers[name(o)] = res;
+      for (const e of answerProblems(o, res)) problems.push(`${name(o)}: ${e}`);
       const code = res.body?.error?.code;
       if (code === 'INVALID_REQUEST' || code === 'WALLET_SESSION_REQUIRED' || res.status >= 500)
         problems.push(`${name(o)}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -175,23 +210,64 @@ describe('"Try it out" with the shown examples', () => {
       'GET /api/wallet/challenge',
       'GET /api/protocol/v1/bet-log/commits',
       'GET /api/protocol/v1/journal/events',
+      'GET /api/protocol/v1/trust-root',
     ]) {
       expect(statuses[route], route).toBe(200);
     }
     expect(statuses['GET /api/protocol/v1/player/status']).toBe(200);
     expect(statuses['POST /api/wallet/session']).toBe(401);
+    // The signed-in wallet's own reads and its unsigned LP deposit answer with data.
+    for (const route of ['GET /api/protocol/v1/player/agent-key', 'GET /api/house/position', 'POST /api/protocol/v1/house/lp-deposit-transaction']) {
+      expect(statuses[route], route).toBe(200);
+    }
+    // The example payment paid the example deployment: refused, with a fresh offer to pay here instead.
+    const topUp = answers['POST /api/protocol/v1/player/x402-deposit']!;
+    expect(topUp.status).toBe(402);
+    expect(topUp.body.error.code).toBe('X402_PAYMENT_VERIFICATION_FAILED');
+    expect(topUp.body.accepts).toHaveLength(1);
+    // A wallet with no balance or shares is told so, with the reason.
+    expect(answers['POST /api/protocol/v1/player/withdraw']!.body.error).toMatchObject({
+      code: 'GAME_INPUT_REJECTED',
+      details: { reason: 'insufficient_balance' },
+    });
+    expect(answers['POST /api/protocol/v1/house/lp-redeem-transaction']!.body.error).toMatchObject({
+      code: 'GAME_INPUT_REJECTED',
+      details: { reason: 'insufficient_shares' },
+    });
+    // Nothing is committed on a fresh deployment yet, and the example bet is another deployment's: NOT_FOUND, not a schema error.
+    for (const route of [
+      'GET /api/protocol/v1/bet-log/checkpoint',
+      'GET /api/protocol/v1/bet-log/tile/{*}',
+      'GET /api/protocol/v1/bet-log/receipts/{*}',
+      'GET /api/protocol/v1/session-keys/by-bet/{betPayloadHash}',
+    ]) {
+      expect(answers[route]!.body.error?.code, route).toBe('NOT_FOUND');
+    }
   });
 });
 
 describe('real responses', () => {
-  it('of a Dice bet and a Sweeper ticket, receipts, the bet log and the journal hold to the documented schemas', async () => {
+  it('of a Dice bet, a Sweeper ticket, the money flows, an idle ticket, receipts, the bet log, its tiles and the journal hold to the documented schemas', async () => {
     const player = await new Player(svc.api, svc.rpcUrl).onboard(50);
-    const responses: [string, number, unknown][] = [];
-    const record = (method: string, path: string, status: number, body: unknown) => responses.push([`${method} /api${path.split('?')[0]}`, status, body]);
+    const responses: [string, Answer][] = [];
+    const record = (method: string, path: string, status: number, body: unknown) =>
+      responses.push([`${method} /api${path.split('?')[0]}`, { status, type: 'application/json', body }]);
     const get = async (path: string) => {
       const res = await player.get(path);
       record('GET', path, res.status, res.body);
       return res;
+    };
+    /** Any answer, JSON or not, as it came; `route` names the documented path when the request's has parameters. */
+    const raw = async (method: string, path: string, opts: { body?: unknown; headers?: Record<string, string>; route?: string } = {}) => {
+      const res = await send(method, `${svc.api}${path}`, { body: opts.body, token: player.token, headers: opts.headers });
+      responses.push([opts.route ? `${method} ${opts.route}` : `${method} /api${path.split('?')[0]}`, res]);
+      return res;
+    };
+    const until = async (what: string, done: () => Promise<boolean>) => {
+      for (let i = 0; !(await done()); i++) {
+        if (i > 300) throw new Error(`${what}: never`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     };
 
     const dice = await player.playDice({ wager: 1, target: 50 });
@@ -228,29 +304,62 @@ describe('real responses', () => {
       }
     }
     await get(`/protocol/v1/sweeper/ticket/${id}`);
+
+    // Money: a withdrawal (status lists it once the keeper paid it), an x402 offer, an LP deposit; the agent key.
+    const withdrawal = await raw('POST', '/protocol/v1/player/withdraw', { body: { amount: 5 }, headers: { 'idempotency-key': `openapi-${id}` } });
+    expect(withdrawal.status, JSON.stringify(withdrawal.body)).toBe(200);
+    await until('the withdrawal finalized', async () => (await player.get('/protocol/v1/player/status')).body.withdrawals[0]?.status === 'finalized');
+    const offer = await raw('POST', '/protocol/v1/player/x402-deposit', { body: { amount: 2.5 } });
+    expect(offer.status).toBe(402);
+    await raw('POST', '/protocol/v1/house/lp-deposit-transaction', { body: { amount: 10 } });
+    await get('/house/position');
+    await get('/protocol/v1/player/agent-key');
+
+    // A ticket left idle: closed by the deadline worker with its stake back (design §10).
+    const idle = await player.openTicket('easy', 1);
+    const idleId = idle.body.ticket.id as string;
+    svc.clock.offsetMs = svc.config.TICKET_IDLE_MS + 1_000;
+    await until('the idle ticket closed', async () => (await player.get(`/protocol/v1/sweeper/ticket/${idleId}`)).body.ticket.status === 'settled');
+    const idleTicket = await get(`/protocol/v1/sweeper/ticket/${idleId}`);
+    expect(idleTicket.body.ticket).toMatchObject({ outcome: 'expired', closedBy: 'idle' });
+
     await get('/protocol/v1/sweeper/session');
     await get('/protocol/v1/player/status');
     await svc.worker!.anchoring.flush();
-    for (let i = 0; (await player.get(`/receipts/sweeper_${id}`)).body.receipt?.anchor?.status !== 'committed'; i++) {
-      if (i > 200) throw new Error('never anchored');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('anchored', async () => (await player.get(`/receipts/sweeper_${idleId}`)).body.receipt?.anchor?.status === 'committed');
     await get(`/receipts/${dice.reveal.receiptId}`);
     await get(`/receipts/sweeper_${id}`);
-    await get('/protocol/v1/bet-log/commits');
+    const idleReceipt = await get(`/receipts/sweeper_${idleId}`);
+    expect(idleReceipt.body.receipt).toMatchObject({ status: 'expired', closedBy: 'idle' });
+    const commits = await get('/protocol/v1/bet-log/commits');
     await get('/protocol/v1/bet-log/entries');
     await get('/protocol/v1/journal/events?limit=100');
     await get('/protocol/v1/player/state-proof');
 
+    // What verifiers read: the trust root, the signed checkpoint (text), tiles (bytes), receipt bundles, key pointers.
+    const size = commits.body.committedSize as number;
+    const width = Math.min(size, 256);
+    await raw('GET', '/protocol/v1/trust-root');
+    const checkpoint = await raw('GET', '/protocol/v1/bet-log/checkpoint');
+    expect(checkpoint.body.split('\n')[1]).toBe(String(size));
+    const tile = await raw('GET', `/protocol/v1/bet-log/tile/0/000.p/${width}`, { route: '/api/protocol/v1/bet-log/tile/{*}' });
+    expect(tile.body.length).toBe(32 * width);
+    await raw('GET', `/protocol/v1/bet-log/tile/entries/000.p/${width}`, { route: '/api/protocol/v1/bet-log/tile/{*}' });
+    const bundle = await raw('GET', `/protocol/v1/bet-log/receipts/000.p/${width}`, { route: '/api/protocol/v1/bet-log/receipts/{*}' });
+    expect(bundle.body.receipts.map((r: { id: string }) => r.id)).toContain(`sweeper_${idleId}`);
+    await raw('GET', `/protocol/v1/session-keys/by-bet/${dice.reveal.betPayloadHash}`, { route: '/api/protocol/v1/session-keys/by-bet/{betPayloadHash}' });
+
     const problems: string[] = [];
-    for (const [route, status, body] of responses) {
+    for (const [route, answer] of responses) {
       const o = ops.find((x) => name(x) === route.replace(/\/(sweeper_[^/]+|dice_[^/]+)$/, '/{id}').replace(/ticket\/t_[^/]+$/, 'ticket/{ticketId}'));
       if (!o) {
         problems.push(`${route}: not in the document`);
         continue;
       }
-      expect(status, `${route} ${JSON.stringify(body)}`).toBe(200);
-      for (const e of check(strict(responseOf(o, 200)!.schema), body)) problems.push(`${route}: ${e}`);
+      // Every answer but the x402 offer is a success; each is held to its documented media, strictly.
+      expect(answer.status, `${route} ${JSON.stringify(answer.body)}`).toBe(route.endsWith('x402-deposit') ? 402 : 200);
+      for (const e of answerProblems(o, answer)) problems.push(`${route}: ${e}`);
+      if (answer.status !== 200) for (const e of check(strict(mediaOf(o, answer.status, answer.type)!.schema), answer.body)) problems.push(`${route}: ${e}`);
     }
     expect(problems).toEqual([]);
   });
