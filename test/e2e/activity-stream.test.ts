@@ -18,7 +18,7 @@ import { openChdbEngine } from '../../analytics/chdb-engine.ts';
 import type { AnalyticsEngine } from '../../analytics/engine.ts';
 import { migrate } from '../../analytics/migrations.ts';
 import { activity } from '../../analytics/queries.ts';
-import type { ActivityStream } from '../../analytics/activity-stream.ts';
+import { PfwsError } from '../../protocol/errors.ts';
 import { buildApp } from '../../api/app.ts';
 import { apiDepsOf } from '../../wiring.ts';
 
@@ -268,5 +268,115 @@ describe('GET /api/activity/stream', () => {
     for (const c of [...onMain, ...onSecond.slice(0, 2)]) await c.until('the play', () => plays(c).length >= 1);
     for (const c of [...onMain, ...onSecond.slice(0, 2)]) expect(receiptsOf(c)).toEqual([p.receiptId]);
     expect(plays(onSecond[2]!)).toEqual([]);
+  });
+});
+
+describe('under load', () => {
+  const secondStream = () => second.activityStream;
+
+  it('1,000 concurrent subscribers all receive a play; closed clients are let go', { timeout: 180_000 }, async () => {
+    const seq = String(await currentSeq());
+    const many: SseClient[] = [];
+    // Resuming at the current seq: the stream starts with nothing to replay, as after a reconnect storm.
+    for (let i = 0; i < 1000; i += 100) {
+      many.push(
+        ...(await Promise.all(
+          Array.from({ length: 100 }, (_, j) => openSse(`${(i + j) % 2 ? svc.api : secondUrl}/activity/stream`, { 'last-event-id': seq })),
+        )),
+      );
+    }
+    expect(many.every((c) => c.status === 200)).toBe(true);
+    await until('every client registered', () => secondStream().stats().clients >= 500);
+    expect(await subscriptions()).toBe(2);
+    const p = await fakePlay('sweeper');
+    await Promise.all(many.map((c) => c.until('the play', () => plays(c).length >= 1)));
+    for (const c of many) expect(c.events.map((e) => [e.id, e.data.play?.receiptId])).toEqual([[String(p.seq), p.receiptId]]);
+    for (const c of many) c.close();
+    await until('the closed clients let go', () => secondStream().stats().clients === 0);
+  });
+
+  it('drops a subscriber that stops reading once its buffer is full; the others get every play, and memory stays bounded', { timeout: 180_000 }, async () => {
+    const seq = await currentSeq();
+    const url = `${secondUrl}/activity/stream?lastEventId=${seq}`;
+    const stalled = await stalledClient(url);
+    const reader = await stream(`?lastEventId=${seq}`, {}, secondUrl);
+    await until('both registered', () => secondStream().stats().clients === 2);
+    const rssBefore = process.memoryUsage().rss;
+    let sent = 0;
+    let maxBuffered = 0;
+    let lastSeq = seq;
+    while (secondStream().stats().dropped === 0) {
+      if (sent > 50_000) throw new Error('the stalled client was never dropped');
+      // Batches a reader in this same process can take while the server writes them (it reads between batches).
+      const batch = await Promise.all(Array.from({ length: 25 }, () => fakePlay('dice')));
+      sent += batch.length;
+      lastSeq = batch[batch.length - 1]!.seq;
+      maxBuffered = Math.max(maxBuffered, secondStream().stats().bufferedBytes);
+      await reader.until('the batch', () => plays(reader).length >= sent, 60_000);
+    }
+    expect(secondStream().stats().clients).toBe(1);
+    // Whatever waits in this process for the two is within their bounds (plus the frame that crossed it).
+    expect(maxBuffered).toBeLessThanOrEqual(2 * (BUFFER_BYTES + 1024));
+    // The reader was never held up: it gets every play, in order, and more after the drop.
+    const after = await fakePlay('dice');
+    await reader.until('every play', () => plays(reader).length >= sent + 1, 60_000);
+    const ids = plays(reader).map((e) => Number(e.id));
+    expect(ids).toHaveLength(sent + 1);
+    expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
+    expect(ids.at(-2)).toBe(lastSeq);
+    expect(ids.at(-1)).toBe(after.seq);
+    // Sending to the stalled client did not make this process grow with the plays sent.
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024);
+    stalled.destroy();
+  });
+
+  it('a long stream outlives the server timeouts, kept alive by its comments', { timeout: 60_000 }, async () => {
+    // A server as a hardened deployment may run it: short request, header, keep-alive and idle-socket timeouts.
+    const server = http.createServer({ requestTimeout: 500, headersTimeout: 400, keepAliveTimeout: 200, connectionsCheckingInterval: 50 }, (req, res) =>
+      second.routing(req, res),
+    );
+    server.timeout = 150;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+      const c = await openSse(`${base}/activity/stream?lastEventId=${await currentSeq()}`);
+      expect(c.status).toBe(200);
+      // Well past every timeout above.
+      await c.until('12 keep-alives', () => c.comments.length >= 12, 20_000);
+      const p = await fakePlay('dice');
+      await c.until('the play', () => plays(c).length >= 1);
+      expect(receiptsOf(c)).toEqual([p.receiptId]);
+      expect(c.closed).toBe(false);
+      c.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('answers SERVICE_UNAVAILABLE when no snapshot can be read, and still resumes from the journal', async () => {
+    const down = await buildApp(
+      apiDepsOf({
+        ...svc.wiring,
+        activitySnapshot: async () => {
+          throw new PfwsError('SERVICE_UNAVAILABLE', 'analytics are down');
+        },
+      }),
+    );
+    const base = `${await down.listen({ port: 0, host: '127.0.0.1' })}/api`;
+    try {
+      const fresh = await openSse(`${base}/activity/stream`);
+      expect(fresh.status).toBe(503);
+      expect(fresh.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(down.activityStream.stats().clients).toBe(0);
+      const seq = await currentSeq();
+      const resumed = await openSse(`${base}/activity/stream`, { 'last-event-id': String(seq) });
+      clients.push(resumed);
+      const p = await fakePlay('dice');
+      await resumed.until('the play', () => plays(resumed).length >= 1);
+      expect(receiptsOf(resumed)).toEqual([p.receiptId]);
+    } finally {
+      await down.close();
+    }
   });
 });
