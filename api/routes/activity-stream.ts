@@ -25,7 +25,7 @@ export default async function activityStreamRoutes(fastify: FastifyInstance) {
         summary: 'Live activity: a snapshot, then each settled play (Server-Sent Events)',
         querystring: StreamQuery,
         headers: StreamHeaders,
-        response: responses({ 200: StreamResponse }),
+        response: responses({ 200: StreamResponse }, [400, 429, 500, 503]),
       },
     },
     async (request, reply) => {
