@@ -11,7 +11,10 @@ const received = new Map<number, number[]>();
 
 function onEvent(id: number, at: number): void {
   let times = received.get(id);
-  if (!times) received.set(id, (times = []));
+  if (!times) {
+    times = [];
+    received.set(id, times);
+  }
   times.push(at);
   if (times.length === count) {
     process.send?.({ id, times });
