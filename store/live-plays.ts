@@ -76,7 +76,13 @@ export class LivePlayStore {
   subscribe(handlers: SubscriptionHandlers): PlaysSubscription {
     const channel = this.keys.playsChannel();
     // Subscribed by hand on every 'ready', so that ready() knows when a resubscription is done.
-    const sub = createRedis(this.redisUrl, { enableAutoPipelining: false, autoResubscribe: false, maxRetriesPerRequest: null });
+    const sub = createRedis(this.redisUrl, {
+      enableAutoPipelining: false,
+      autoResubscribe: false,
+      maxRetriesPerRequest: null,
+      // Named, so that CLIENT LIST shows what it is.
+      connectionName: `${this.keys.prefix}:plays-subscriber`,
+    });
     let subscribed: Promise<void>;
     let resolve: () => void = () => {};
     const arm = () => {
