@@ -7,7 +7,7 @@
  *   snapshot when the stream no longer holds them all, or there are too many).
  * - No play is lost or sent twice across that switch: a client is registered (its plays queued) before the
  *   seq or the journal is read, and every event carries its seq, so anything already covered is skipped.
- * - Each client has a bounded buffer. One that falls behind (the bytes its socket has not taken exceed it) is
+ * - Each client has a bounded buffer. A replay that would not fit in it is a snapshot instead. One that falls behind (the bytes its socket has not taken exceed it) is
  *   disconnected and resumes with `Last-Event-ID`, so a slow reader neither slows the others nor grows memory.
  * @module
  */
@@ -26,7 +26,10 @@ export interface ActivityStreamSettings {
   keepAliveMs: number;
   /** Bytes a client may have waiting (queued while it connects, or not yet taken by its socket) before it is dropped. */
   clientBufferBytes: number;
-  /** A resume replays at most this many journal events; further behind, it gets a fresh snapshot. */
+  /**
+   * A resume reads at most this many journal events; further behind (or when the plays among them would not fit in
+   * `clientBufferBytes`), it gets a fresh snapshot.
+   */
   replayMaxEvents: number;
 }
 
@@ -145,17 +148,11 @@ export class ActivityStream {
       const seq = await journal.currentSeq();
       if (lastEventId <= seq && seq - lastEventId <= settings.replayMaxEvents) {
         const entries = await journal.entriesAfter(lastEventId, settings.replayMaxEvents);
-        if (entries) {
-          const frames: string[] = [];
-          client.lastSeq = lastEventId;
-          for (const [id, fields] of entries) {
-            const row = journalRowOf(id, fields);
-            if (!row) continue;
-            client.lastSeq = Math.max(client.lastSeq, row.seq);
-            const play = playOfJournalRow(row);
-            if (play && takes(client.game, play.game)) frames.push(playFrame(row.seq, play));
-          }
-          return frames;
+        const replay = entries && this.#replayOf(client.game, lastEventId, entries);
+        // A replay larger than the client's buffer would hold that much here at once: a snapshot is smaller.
+        if (replay && replay.bytes <= settings.clientBufferBytes) {
+          client.lastSeq = replay.lastSeq;
+          return replay.frames;
         }
       }
     }
@@ -163,6 +160,23 @@ export class ActivityStream {
     const snapshot = await this.deps.snapshot(client.game);
     client.lastSeq = seq;
     return [snapshotFrame(seq, snapshot)];
+  }
+
+  #replayOf(game: GameFilter, afterSeq: number, entries: JournalEntry[]): { frames: string[]; bytes: number; lastSeq: number } {
+    const frames: string[] = [];
+    let bytes = 0;
+    let lastSeq = afterSeq;
+    for (const [id, fields] of entries) {
+      const row = journalRowOf(id, fields);
+      if (!row) continue;
+      lastSeq = Math.max(lastSeq, row.seq);
+      const play = playOfJournalRow(row);
+      if (!play || !takes(game, play.game)) continue;
+      const frame = playFrame(row.seq, play);
+      frames.push(frame);
+      bytes += frame.length;
+    }
+    return { frames, bytes, lastSeq };
   }
 
   #attach(client: Client, out: Writable, first: string[]): void {

@@ -50,12 +50,12 @@ const emptyActivity = (game: GameFilter): Activity => ({
   bankroll: { totalValue: 0 },
 });
 
-function newStream(): ActivityStream {
+function newStream(clientBufferBytes = 65_536): ActivityStream {
   const s = new ActivityStream({
     journal: store,
     subscribe: (handlers) => store.subscribe(handlers),
     snapshot: async (game) => emptyActivity(game),
-    settings: { keepAliveMs: 60_000, clientBufferBytes: 65_536, replayMaxEvents: 100 },
+    settings: { keepAliveMs: 60_000, clientBufferBytes, replayMaxEvents: 100 },
   });
   streams.push(s);
   return s;
@@ -99,6 +99,24 @@ describe('the journal a resume reads', () => {
     await redis.xtrim(keys.journal(), 'MINID', firstTwo[1]![0]);
     expect(await store.entriesAfter(first.seq - 1, 100)).toBeNull();
     expect((await store.entriesAfter(first.seq, 100))?.length).toBe(3);
+  });
+});
+
+describe('a resume', () => {
+  it('replays what fits in the client buffer; more plays than that get a snapshot instead', async () => {
+    const s = newStream(4096);
+    const from = (await journal()).seq;
+    const few = [await journal(), await journal(), await journal()];
+    const replayed = await client(s, from);
+    await until('the replay', () => replayed.ids().length === 3);
+    expect(replayed.ids()).toEqual(few.map((p) => `play:${p.seq}`));
+    // About 300 bytes a play: 20 of them do not fit in 4096 bytes.
+    for (let i = 0; i < 20; i++) await journal();
+    const seq = Number(await redis.get(keys.journalSeq()));
+    const behind = await client(s, from);
+    await until('the snapshot', () => behind.ids().length === 1);
+    expect(behind.ids()).toEqual([`snapshot:${seq}`]);
+    await s.stop();
   });
 });
 
