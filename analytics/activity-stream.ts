@@ -64,7 +64,7 @@ class Client {
   /** The seq of the newest event this client has (or will have, once its first frames are written). */
   lastSeq = 0;
   /** Frames that arrive while it connects, with their seqs; null once it is live. */
-  pending: { seq: number; frame: string }[] | null = [];
+  pending: { seq: number; frame: Buffer }[] | null = [];
   pendingBytes = 0;
   /** It fell behind, or the subscription was lost, while it connected: it is ended once its first frames are out. */
   ending = false;
@@ -174,7 +174,7 @@ export class ActivityStream {
       if (!play || !takes(game, play.game)) continue;
       const frame = playFrame(row.seq, play);
       frames.push(frame);
-      bytes += frame.length;
+      bytes += Buffer.byteLength(frame);
     }
     return { frames, bytes, lastSeq };
   }
@@ -200,10 +200,11 @@ export class ActivityStream {
   }
 
   #publish(message: PublishedPlay): void {
-    let frame: string | null = null;
+    // Encoded once for every client it goes to.
+    let frame: Buffer | null = null;
     for (const client of this.#clients) {
       if (!takes(client.game, message.play.game) || message.seq <= client.lastSeq) continue;
-      frame ??= playFrame(message.seq, message.play);
+      frame ??= Buffer.from(playFrame(message.seq, message.play));
       if (client.pending) {
         if (client.ending) continue;
         client.pending.push({ seq: message.seq, frame });
@@ -219,12 +220,12 @@ export class ActivityStream {
     }
   }
 
-  #send(client: Client, seq: number, frame: string): void {
+  #send(client: Client, seq: number, frame: Buffer): void {
     client.lastSeq = seq;
     this.#write(client, frame);
   }
 
-  #write(client: Client, chunk: string): void {
+  #write(client: Client, chunk: Buffer | string): void {
     const out = client.out!;
     out.write(chunk);
     // What the socket has not taken stays in this process: past the bound, the client is dropped and resumes.
