@@ -429,6 +429,7 @@ export function activityStreamOf(w: Wiring): ActivityStream {
     journal: store,
     subscribe: (handlers) => store.subscribe(handlers),
     snapshot: w.activitySnapshot,
+    observer: w.metrics.streamObserver,
     settings: {
       keepAliveMs: w.config.SSE_KEEPALIVE_MS,
       clientBufferBytes: w.config.SSE_CLIENT_BUFFER_BYTES,

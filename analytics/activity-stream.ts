@@ -42,6 +42,8 @@ export interface ActivityStreamDeps {
   /** The activity of a game, as `GET /api/activity` answers it. */
   snapshot(game: GameFilter): Promise<Activity>;
   settings: ActivityStreamSettings;
+  /** Told when a client comes, goes, and is dropped for falling behind (metrics). */
+  observer?: { connected(): void; disconnected(): void; dropped(): void };
 }
 
 /** Counters for metrics and tests. */
@@ -101,16 +103,17 @@ export class ActivityStream {
     await this.#subscription!.ready();
     const client = new Client(game);
     this.#clients.add(client);
+    this.deps.observer?.connected();
     let first: string[];
     try {
       first = await this.#firstFrames(client, lastEventId);
     } catch (err) {
-      this.#clients.delete(client);
+      this.#remove(client);
       throw err;
     }
     return {
       attach: (out) => this.#attach(client, out, first),
-      cancel: () => this.#clients.delete(client),
+      cancel: () => this.#remove(client),
     };
   }
 
@@ -185,14 +188,14 @@ export class ActivityStream {
       return;
     }
     client.out = out;
-    out.on('close', () => this.#clients.delete(client));
-    out.on('error', () => this.#clients.delete(client));
+    out.on('close', () => this.#remove(client));
+    out.on('error', () => this.#remove(client));
     const pending = client.pending ?? [];
     client.pending = null;
     client.pendingBytes = 0;
     for (const frame of first) out.write(frame);
     if (client.ending) {
-      this.#clients.delete(client);
+      this.#remove(client);
       out.end();
       return;
     }
@@ -231,9 +234,14 @@ export class ActivityStream {
     // What the socket has not taken stays in this process: past the bound, the client is dropped and resumes.
     if (out.writableLength > this.deps.settings.clientBufferBytes) {
       this.#dropped++;
-      this.#clients.delete(client);
+      this.deps.observer?.dropped();
+      this.#remove(client);
       out.destroy();
     }
+  }
+
+  #remove(client: Client): void {
+    if (this.#clients.delete(client)) this.deps.observer?.disconnected();
   }
 
   #keepAliveTick(): void {
@@ -243,7 +251,7 @@ export class ActivityStream {
   #endAll(): void {
     for (const client of this.#clients) {
       if (client.out) {
-        this.#clients.delete(client);
+        this.#remove(client);
         client.out.end();
       } else {
         client.ending = true;

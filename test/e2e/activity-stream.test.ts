@@ -317,6 +317,10 @@ describe('under load', () => {
       await reader.until('the batch', () => plays(reader).length >= sent, 60_000);
     }
     expect(secondStream().stats().clients).toBe(before + 1);
+    // Operators see it: the drop is counted, and the clients gauge follows both instances of this process.
+    const metrics = await (await fetch(`${secondUrl.replace(/\/api$/, '')}/metrics`)).text();
+    expect(Number(/^pfws_activity_stream_dropped_total (\d+)$/m.exec(metrics)?.[1])).toBe(1);
+    expect(Number(/^pfws_activity_stream_clients (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(before + 1);
     // Whatever waits in this process for the two is within their bounds (plus the frame that crossed it).
     expect(maxBuffered).toBeLessThanOrEqual((before + 2) * (BUFFER_BYTES + 1024));
     // The reader was never held up: it gets every play, in order, and more after the drop.
