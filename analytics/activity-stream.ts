@@ -12,6 +12,7 @@
  * @module
  */
 import type { Writable } from 'node:stream';
+import { PfwsError } from '../protocol/errors.ts';
 import type { JournalEntry, PlaysSubscription, PublishedPlay, SubscriptionHandlers } from '../store/live-plays.ts';
 import { journalRowOf } from './journal-rows.ts';
 import type { GameFilter } from './params.ts';
@@ -59,6 +60,8 @@ export const sseFrame = (id: number, event: 'snapshot' | 'play', data: string): 
 const snapshotFrame = (seq: number, snapshot: Activity) => sseFrame(seq, 'snapshot', JSON.stringify({ type: 'snapshot', snapshot }));
 const playFrame = (seq: number, play: unknown) => sseFrame(seq, 'play', JSON.stringify({ type: 'play', play }));
 const KEEPALIVE = ': keepalive\n\n';
+/** How long a new client waits for the Redis subscription before it is told to come back. */
+const SUBSCRIBE_TIMEOUT_MS = 5_000;
 
 const takes = (filter: GameFilter, game: string) => filter === 'all' || filter === game;
 
@@ -100,7 +103,7 @@ export class ActivityStream {
   async connect(game: GameFilter, lastEventId?: number): Promise<StreamStart> {
     if (this.#stopped) throw new Error('the activity stream is stopped');
     this.#start();
-    await this.#subscription!.ready();
+    await this.#subscribed();
     const client = new Client(game);
     this.#clients.add(client);
     this.deps.observer?.connected();
@@ -115,6 +118,22 @@ export class ActivityStream {
       attach: (out) => this.#attach(client, out, first),
       cancel: () => this.#remove(client),
     };
+  }
+
+  /** Waits for the subscription (again, after a lost connection), but not forever: Redis may be down. */
+  async #subscribed(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new PfwsError('SERVICE_UNAVAILABLE', 'The live play feed is not connected to Redis; retry shortly')),
+        SUBSCRIBE_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([this.#subscription!.ready(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   stats(): ActivityStreamStats {

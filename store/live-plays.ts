@@ -123,7 +123,8 @@ export class LivePlayStore {
       ready: () => subscribed,
       close: async () => {
         closing = true;
-        await sub.quit().catch(() => sub.disconnect());
+        // Nothing is owed to a subscriber, and QUIT would wait for a Redis that may be down.
+        sub.disconnect();
       },
     };
   }

@@ -120,6 +120,21 @@ describe('a resume', () => {
   });
 });
 
+describe('without Redis', () => {
+  it('a new client is told SERVICE_UNAVAILABLE within seconds instead of waiting for the subscription', async () => {
+    const unreachable = new LivePlayStore(redis, keys, 'redis://127.0.0.1:1');
+    const s = new ActivityStream({
+      journal: unreachable,
+      subscribe: (handlers) => unreachable.subscribe(handlers),
+      snapshot: async (game) => emptyActivity(game),
+      settings: { keepAliveMs: 60_000, clientBufferBytes: 65_536, replayMaxEvents: 100 },
+    });
+    streams.push(s);
+    await expect(s.connect('all')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(s.stats().clients).toBe(0);
+  }, 20_000);
+});
+
 describe('a lost subscription', () => {
   it('ends every client; once subscribed again, a resume replays what was published meanwhile, then live', async () => {
     const s = newStream();
