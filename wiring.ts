@@ -60,6 +60,11 @@ import { AgentStore } from './store/agents.ts';
 import { AgentKeys } from './agents/agent-keys.ts';
 import { AgentLimits } from './agents/limits.ts';
 import { AgentArcade } from './agents/arcade.ts';
+import { ActivityStream } from './analytics/activity-stream.ts';
+import type { GameFilter } from './analytics/params.ts';
+import type { Activity } from './analytics/queries.ts';
+import { LivePlayStore } from './store/live-plays.ts';
+import { PfwsError } from './protocol/errors.ts';
 
 export interface Stores {
   ledger: LedgerStore;
@@ -113,13 +118,24 @@ export interface Wiring {
   /** What `GET /ready` checks; a dependency adds its check here. */
   readiness: ReadinessChecks;
   queueDepths: QueueDepths;
+  /** What the activity stream sends first (see ActivitySnapshot). */
+  activitySnapshot: ActivitySnapshot;
   close(): Promise<void>;
 }
+
+/** The activity of a game, as `GET /api/activity` answers it: the SSE stream's snapshot. */
+export type ActivitySnapshot = (game: GameFilter) => Promise<Activity>;
 
 export interface WiringOverrides {
   clock?: () => Date;
   redis?: Redis;
+  activitySnapshot?: ActivitySnapshot;
 }
+
+/** Until the analytics reader is wired in, a stream that needs a snapshot answers 503 (a resume still replays). */
+const noActivitySnapshot: ActivitySnapshot = async () => {
+  throw new PfwsError('SERVICE_UNAVAILABLE', 'The activity snapshot is not available: the analytics reader is not configured');
+};
 
 export class LedgerMismatchError extends StartupError {
   override readonly name = 'LedgerMismatchError';
@@ -401,8 +417,25 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     metrics,
     readiness,
     queueDepths,
+    activitySnapshot: overrides.activitySnapshot ?? noActivitySnapshot,
     close,
   };
+}
+
+/** The activity stream of one API process: its own subscriber connection, made when the first client comes. */
+export function activityStreamOf(w: Wiring): ActivityStream {
+  const store = new LivePlayStore(w.redis, w.keys, w.config.REDIS_URL);
+  return new ActivityStream({
+    journal: store,
+    subscribe: (handlers) => store.subscribe(handlers),
+    snapshot: w.activitySnapshot,
+    observer: w.metrics.streamObserver,
+    settings: {
+      keepAliveMs: w.config.SSE_KEEPALIVE_MS,
+      clientBufferBytes: w.config.SSE_CLIENT_BUFFER_BYTES,
+      replayMaxEvents: w.config.SSE_REPLAY_MAX_EVENTS,
+    },
+  });
 }
 
 /** The parts the API role takes. */
@@ -446,6 +479,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
       clock: w.clock,
     }),
     faucet: w.faucet ? { key: w.faucet, rpc: w.rpc, setup: w.setup } : null,
+    activityStream: activityStreamOf(w),
     agentKeys: w.agentKeys,
     agents: w.agents,
     ops: {

@@ -5,7 +5,7 @@
  */
 import { microToNumber } from '../protocol/money.ts';
 import { bigIntOf, intOf, type Row } from './engine.ts';
-import type { JournalRow } from './journal-rows.ts';
+import { playOf as playFieldsOf, type JournalRow, type PlayFields } from './journal-rows.ts';
 
 export interface Play {
   receiptId: string;
@@ -80,14 +80,8 @@ export function playOf(row: Row): Play {
   };
 }
 
-/**
- * The public play of a journal entry that settles one, as `latestPlays` shows it: for the SSE `play`
- * event, and for replaying missed plays from the Redis stream on `Last-Event-ID`.
- * @example playOfJournalRow(journalRowOf(id, fields)!)
- */
-export function playOfJournalRow(row: JournalRow): Play | null {
-  const p = row.play;
-  if (!p) return null;
+/** The public play of a settled play's fields, settled at `atMs`. */
+function publicPlayOf(p: PlayFields, atMs: number): Play {
   return {
     receiptId: p.receiptId,
     game: p.game,
@@ -97,8 +91,28 @@ export function playOfJournalRow(row: JournalRow): Play | null {
     payout: microToNumber(p.payout),
     profit: microToNumber(p.payout - p.betAmount),
     won: p.won,
-    settledAt: new Date(row.atMs).toISOString(),
+    settledAt: new Date(atMs).toISOString(),
   };
+}
+
+/**
+ * The public play of a journal entry that settles one, as `latestPlays` shows it: for replaying missed
+ * plays from the Redis stream on `Last-Event-ID`.
+ * @example playOfJournalRow(journalRowOf(id, fields)!)
+ */
+export function playOfJournalRow(row: JournalRow): Play | null {
+  return row.play ? publicPlayOf(row.play, row.atMs) : null;
+}
+
+/**
+ * The public play of a settle event about to be journaled (`type`, its JSON `data`, `at`), built by the
+ * same rules as {@link playOfJournalRow}, so the live SSE `play` and a replayed one are the same object.
+ * @returns null when the event settles no play
+ */
+export function playOfSettleEvent(type: string, data: string, at: string): Play | null {
+  const atMs = Date.parse(at);
+  const fields = playFieldsOf(type, JSON.parse(data) as unknown, Number.isFinite(atMs) ? atMs : 0);
+  return fields && publicPlayOf(fields, atMs);
 }
 
 /** Row columns: id, seq, type, at, data (the journaled JSON text). */

@@ -27,6 +27,7 @@ import sweeperRoutes from './routes/sweeper.ts';
 import transparencyRoutes from './routes/transparency.ts';
 import agentKeyRoutes from './routes/agent-key.ts';
 import mcpRoutes from './mcp/route.ts';
+import activityStreamRoutes from './routes/activity-stream.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 import { forDocument } from '../schemas/common.ts';
@@ -52,6 +53,8 @@ from this service, never a validation error:
   with a fresh offer in \`accepts\`; clear the header to get the plain 402 offer, pay accepts[0] with an x402 client and
   resend with its payload.
 - Without a token those routes answer WALLET_SESSION_REQUIRED.
+- GET /api/activity/stream is Server-Sent Events and never ends, so "Try it out" keeps waiting for it: read it with an
+  EventSource or \`curl -N\`. Its events (\`snapshot\`, \`play\`) are described under \`x-pfws-events\` of its media type.
 
 Not in this document: /api/mcp, the MCP endpoint for agents (Streamable HTTP: it answers JSON-RPC, not these REST
 envelopes; same bearer token), and the operations routes GET /health, GET /ready and GET /metrics (Prometheus), at the
@@ -147,6 +150,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(transparencyRoutes);
       await api.register(agentKeyRoutes);
       await api.register(mcpRoutes);
+      await api.register(activityStreamRoutes);
     },
     { prefix: '/api' },
   );

@@ -25,6 +25,7 @@ import type { TrustRoots } from '../transparency/trust-root.ts';
 import type { ProcessMetrics } from '../config/metrics.ts';
 import type { Registry } from 'prom-client';
 import type { ReadinessChecks } from './readiness.ts';
+import type { ActivityStream } from '../analytics/activity-stream.ts';
 
 /** The chain objects and operator public keys clients and verifiers start from. */
 export interface ChainInfo {
@@ -73,6 +74,8 @@ export interface ApiDeps {
   /** The MCP agents: their service-held session keys, and their plays under the agent limits. */
   agentKeys: AgentKeys;
   agents: AgentArcade;
+  /** The live activity stream (SSE) of this process: one Redis subscription, fanned out to its clients. */
+  activityStream: ActivityStream;
   /** localnet only: the dev faucet. */
   faucet: { key: OperatorKey; rpc: SolanaRpc; setup: ChainSetup } | null;
   ops: OpsDeps;

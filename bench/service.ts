@@ -8,6 +8,8 @@ import { Redis } from 'ioredis';
 
 export interface BenchService {
   api: string;
+  /** Its REDIS_PREFIX. */
+  prefix: string;
   rpcUrl: string;
   pid: number;
   /** Peak resident set (VmHWM) of the service process, in MB. */
@@ -69,6 +71,7 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
   }
   return {
     api,
+    prefix,
     rpcUrl: `http://127.0.0.1:${rpcPort}`,
     pid: child.pid!,
     peakRssMb() {

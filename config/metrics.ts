@@ -6,7 +6,7 @@
  * @module
  */
 import cluster, { type Worker } from 'node:cluster';
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 
 export interface ProcessMetrics {
   registry: Registry;
@@ -18,6 +18,8 @@ export interface ProcessMetrics {
   betsSettled: Counter<'game' | 'source'>;
   /** The bet lifecycle's observer (games/lifecycle.ts), feeding the two counters. */
   observer: { committed(game: string): void; settled(game: string, source: string): void };
+  /** The activity stream's observer (analytics/activity-stream.ts): its clients, and those dropped for falling behind. */
+  streamObserver: { connected(): void; disconnected(): void; dropped(): void };
 }
 
 /**
@@ -46,6 +48,16 @@ export function createProcessMetrics(options: { defaultMetrics?: boolean } = {})
     labelNames: ['game', 'source'] as const,
     registers: [registry],
   });
+  const streamClients = new Gauge({
+    name: 'pfws_activity_stream_clients',
+    help: 'Clients of GET /api/activity/stream connected to this process',
+    registers: [registry],
+  });
+  const streamDropped = new Counter({
+    name: 'pfws_activity_stream_dropped_total',
+    help: 'Activity stream clients disconnected because their unsent bytes passed SSE_CLIENT_BUFFER_BYTES',
+    registers: [registry],
+  });
   return {
     registry,
     httpDuration,
@@ -54,6 +66,11 @@ export function createProcessMetrics(options: { defaultMetrics?: boolean } = {})
     observer: {
       committed: (game) => betsCommitted.inc({ game }),
       settled: (game, source) => betsSettled.inc({ game, source }),
+    },
+    streamObserver: {
+      connected: () => streamClients.inc(),
+      disconnected: () => streamClients.dec(),
+      dropped: () => streamDropped.inc(),
     },
   };
 }

@@ -8,7 +8,7 @@ import { microToNumber } from '../protocol/money.ts';
 import { diceReceiptId } from '../protocol/receipt.ts';
 import type { AckSource, BetRecord, BetStore } from '../store/bets.ts';
 import type { RngStore } from '../store/rng.ts';
-import type { Game, PrepareInput, TurnOutcome, TurnPlan, TurnToSettle } from './game.ts';
+import { livePlayJson, type Game, type PrepareInput, type TurnOutcome, type TurnPlan, type TurnToSettle } from './game.ts';
 import { parseWager } from './lifecycle.ts';
 import { readReceipt } from './receipts.ts';
 
@@ -96,6 +96,22 @@ export class DiceGame implements Game {
     const { receiptId, status, wager, payout, result } = s;
     const player = s.receipt.player;
     const rngReveal = s.receipt.proof.rngReveal;
+    const event = {
+      type: 'bet_settled',
+      json: JSON.stringify({
+        game: 'dice',
+        player,
+        receiptId,
+        betPayloadHash: bet.hash,
+        rngIndex: bet.rngIndex,
+        rngReveal,
+        wager: wager.toString(),
+        payout: payout.toString(),
+        status,
+        roll: s.roll,
+        source: turn.source,
+      }),
+    };
     return {
       reply: replyOf(s.receipt),
       write: {
@@ -110,22 +126,7 @@ export class DiceGame implements Game {
           receiptId,
           receiptJson: JSON.stringify(s.receipt),
           leafHashHex: s.betLogEntryHash,
-          event: {
-            type: 'bet_settled',
-            json: JSON.stringify({
-              game: 'dice',
-              player,
-              receiptId,
-              betPayloadHash: bet.hash,
-              rngIndex: bet.rngIndex,
-              rngReveal,
-              wager: wager.toString(),
-              payout: payout.toString(),
-              status,
-              roll: s.roll,
-              source: turn.source,
-            }),
-          },
+          event,
           recentJson: JSON.stringify({
             receiptId,
             roll: result.roll,
@@ -139,17 +140,7 @@ export class DiceGame implements Game {
             settledAt,
             source: turn.source,
           }),
-          playJson: JSON.stringify({
-            game: 'dice',
-            receiptId,
-            player,
-            source: turn.source,
-            status,
-            wager: microToNumber(wager),
-            payout: microToNumber(payout),
-            roll: result.roll,
-            settledAt,
-          }),
+          playJson: livePlayJson(event, settledAt),
         },
       },
     };

@@ -5,6 +5,7 @@ import type { BetPayload } from '../protocol/bet-payload.ts';
 import type { PlaySource, SeedReveal } from '../protocol/receipt.ts';
 import type { BetRecord } from '../store/bets.ts';
 import type { TurnWrite } from '../store/bets.ts';
+import { playOfSettleEvent } from '../analytics/shapes.ts';
 
 export type GameName = BetPayload['game'];
 
@@ -78,3 +79,12 @@ export interface Game {
 
 /** Every game, by name. */
 export type GameRegistry = Record<GameName, Game>;
+
+/**
+ * What the ledger publishes on the plays channel for a play's settle event: its public play of design §8,
+ * built as a replay from the journal builds it, or '' when the event settles no play.
+ */
+export function livePlayJson(event: { type: string; json: string }, settledAt: string): string {
+  const play = playOfSettleEvent(event.type, event.json, settledAt);
+  return play ? JSON.stringify(play) : '';
+}

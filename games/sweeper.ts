@@ -20,7 +20,7 @@ import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import type { AckSource, BetRecord, BetStore, TurnWrite } from '../store/bets.ts';
 import type { TicketRecord, TicketStore, TicketTurn } from '../store/tickets.ts';
 import type { RngStore } from '../store/rng.ts';
-import type { Game, IdleClose, PrepareInput, TurnOutcome, TurnPlan, TurnToSettle } from './game.ts';
+import { livePlayJson, type Game, type IdleClose, type PrepareInput, type TurnOutcome, type TurnPlan, type TurnToSettle } from './game.ts';
 import { parseWager, playerView, type BetLifecycle } from './lifecycle.ts';
 
 export interface SweeperDeps {
@@ -276,6 +276,23 @@ export class SweeperGame implements Game {
   #endWrite(ticket: TicketRecord, receipt: SweeperSettlement, alias: string, settledAt: string): NonNullable<TurnWrite['end']> {
     const { receiptId, status, outcome, rowsWon, payout, closedBy } = receipt;
     const closed = closedBy ? { closedBy } : {};
+    const event = {
+      type: 'ticket_settled',
+      json: JSON.stringify({
+        game: 'sweeper',
+        player: alias,
+        ticketId: ticket.id,
+        receiptId,
+        mode: ticket.mode,
+        outcome,
+        rowsWon,
+        wager: ticket.wager.toString(),
+        payout: payout.toString(),
+        status,
+        source: ticket.source,
+        ...closed,
+      }),
+    };
     return {
       payout,
       houseNet: ticket.wager - payout,
@@ -284,23 +301,7 @@ export class SweeperGame implements Game {
       receiptId,
       receiptJson: JSON.stringify(receipt.receipt),
       leafHashHex: receipt.betLogEntryHash,
-      event: {
-        type: 'ticket_settled',
-        json: JSON.stringify({
-          game: 'sweeper',
-          player: alias,
-          ticketId: ticket.id,
-          receiptId,
-          mode: ticket.mode,
-          outcome,
-          rowsWon,
-          wager: ticket.wager.toString(),
-          payout: payout.toString(),
-          status,
-          source: ticket.source,
-          ...closed,
-        }),
-      },
+      event,
       recentJson: JSON.stringify({
         ticketId: ticket.id,
         receiptId,
@@ -313,19 +314,7 @@ export class SweeperGame implements Game {
         source: ticket.source,
         ...closed,
       }),
-      playJson: JSON.stringify({
-        game: 'sweeper',
-        receiptId,
-        player: alias,
-        source: ticket.source,
-        status,
-        outcome,
-        wager: microToNumber(ticket.wager),
-        payout: microToNumber(payout),
-        rowsWon,
-        settledAt,
-        ...closed,
-      }),
+      playJson: livePlayJson(event, settledAt),
     };
   }
 

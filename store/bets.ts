@@ -117,7 +117,10 @@ export interface TurnWrite {
     event: { type: string; json: string };
     /** Pushed on the wallet's recent plays of the game. */
     recentJson: string;
-    /** Published on the plays channel for live feeds, in the same script. */
+    /**
+     * The public play (design §8 shape), published on the plays channel for live feeds in the same script as
+     * `{"seq":<seq of the settle event>,"play":<playJson>}`; '' publishes nothing.
+     */
     playJson: string;
   } | null;
 }

@@ -61,6 +61,7 @@ export class Keys {
   readonly watchedWallets = () => `${this.prefix}:chain:watch`;
   checkpoint = (address: string) => `${this.prefix}:chain:checkpoint:${address}`;
   readonly indexerLease = () => `${this.prefix}:indexer:leader`;
+  /** Pub/sub: `{"seq":<journal seq of the settle event>,"play":<public play>}` per settled play (settle_turn.lua). */
   readonly playsChannel = () => `${this.prefix}:plays`;
   readonly meta = () => `${this.prefix}:meta`;
   heartbeat = (role: string) => `${this.prefix}:heartbeat:${role}`;

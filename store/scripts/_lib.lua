@@ -1,8 +1,10 @@
 -- Shared helpers, prepended to every ledger script. Amounts stay decimal strings for HINCRBY:
 -- Lua numbers are doubles, so they are only compared, never written back.
+-- Appends one journal event and returns its seq.
 local function journal(streamKey, seqKey, eventType, at, data)
   local seq = redis.call('INCR', seqKey)
-  return redis.call('XADD', streamKey, '*', 'seq', seq, 'type', eventType, 'at', at, 'data', data)
+  redis.call('XADD', streamKey, '*', 'seq', seq, 'type', eventType, 'at', at, 'data', data)
+  return seq
 end
 
 local function neg(amount)

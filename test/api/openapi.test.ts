@@ -7,6 +7,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openChdbEngine } from '../../analytics/chdb-engine.ts';
+import type { AnalyticsEngine } from '../../analytics/engine.ts';
+import { migrate } from '../../analytics/migrations.ts';
+import { activity } from '../../analytics/queries.ts';
 
 type Schema = Record<string, any>;
 interface Operation {
@@ -16,12 +23,20 @@ interface Operation {
 }
 
 let svc: TestService;
+let engine: AnalyticsEngine;
+let chdbDir: string;
 let doc: Schema;
 let ops: Operation[];
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 
 beforeAll(async () => {
-  svc = await startTestService({ ANCHOR_MAX_DELAY_MS: '200', MANIFEST_MAX_DELAY_MS: '200' });
+  chdbDir = mkdtempSync(path.join(os.tmpdir(), 'pfws-openapi-chdb-'));
+  engine = await openChdbEngine({ dataDir: chdbDir });
+  await migrate(engine);
+  // The activity stream's snapshot from a real (empty) analytics engine.
+  svc = await startTestService({ ANCHOR_MAX_DELAY_MS: '200', MANIFEST_MAX_DELAY_MS: '200' }, undefined, undefined, {
+    activitySnapshot: (game) => activity(engine, { game, now: new Date(), bankroll: { totalValue: 0 } }),
+  });
   doc = (await http('GET', `${svc.api}/docs/openapi.json`)).body;
   ops = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
@@ -29,6 +44,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await svc?.cleanup();
+  await engine?.close();
+  if (chdbDir) rmSync(chdbDir, { recursive: true, force: true });
 });
 
 const name = (o: Operation) => `${o.method} ${o.path}`;
@@ -54,11 +71,56 @@ async function send(method: string, url: string, opts: { body?: unknown; token?:
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   const res = await fetch(url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
   const type = res.headers.get('content-type') ?? '';
+  // A stream never ends: its answer is its first event.
+  if (type.startsWith('text/event-stream')) return { status: res.status, type, body: await firstEvents(res, 1) };
   const bytes = new Uint8Array(await res.arrayBuffer());
   const text = new TextDecoder().decode(bytes);
   const body = /json/.test(type) ? (text ? JSON.parse(text) : undefined) : /^text\//.test(type) ? text : bytes;
   return { status: res.status, type, body };
 }
+/** The text of a Server-Sent Events answer up to its `count`th event (comments skipped); the stream is then closed. */
+async function firstEvents(res: Response, count: number, until?: (text: string) => boolean): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (parseEvents(text).length < count || (until && !until(text))) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
+}
+
+interface StreamEvent {
+  id: string;
+  event: string;
+  data: unknown;
+}
+/** The complete events of a Server-Sent Events text, as EventSource reads them. */
+const parseEvents = (text: string): StreamEvent[] =>
+  text
+    .split('\n\n')
+    .slice(0, -1)
+    .map((block) => block.split('\n').filter((line) => !line.startsWith(':')))
+    .filter((lines) => lines.length > 0)
+    .map((lines) => {
+      const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
+      return { id: field('id') ?? '', event: field('event') ?? 'message', data: JSON.parse(field('data') ?? 'null') };
+    });
+
+/** What is wrong with the events of a stream against the documented events (held strictly to their schemas). */
+function streamProblems(o: Operation, text: string): string[] {
+  const events = mediaOf(o, 200, 'text/event-stream')?.['x-pfws-events'] as Record<string, { schema: Schema }> | undefined;
+  if (!events) return ['no documented events'];
+  return parseEvents(text).flatMap((e) => {
+    const documentedEvent = events[e.event];
+    if (!documentedEvent) return [`event ${e.event} is not documented`];
+    if (!/^(0|[1-9][0-9]*)$/.test(e.id)) return [`event ${e.event}: id ${e.id} is not a seq`];
+    return check(strict(documentedEvent.schema), e.data).map((m) => `event ${e.event}: ${m}`);
+  });
+}
+
 /** What is wrong with an answer against the documented media (JSON and text are checked against the schema). */
 function answerProblems(o: Operation, answer: Answer, strictOk = true): string[] {
   const media = mediaOf(o, answer.status, answer.type);
@@ -67,6 +129,7 @@ function answerProblems(o: Operation, answer: Answer, strictOk = true): string[]
       `answered ${answer.status} ${answer.type}, which is not documented: ${answer.body instanceof Uint8Array ? '(bytes)' : JSON.stringify(answer.body)}`,
     ];
   if (answer.body instanceof Uint8Array) return media.schema?.type === 'string' ? [] : ['bytes documented as something else'];
+  if (answer.type.startsWith('text/event-stream')) return streamProblems(o, answer.body);
   return check(answer.status === 200 && strictOk ? strict(media.schema) : media.schema, answer.body).map((e) => `${answer.status}: ${e}`);
 }
 
@@ -133,6 +196,28 @@ describe('the document', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('documents the events of the activity stream: typed, described, with examples that validate', () => {
+    const o = ops.find((x) => name(x) === 'GET /api/activity/stream')!;
+    const media = mediaOf(o, 200, 'text/event-stream')!;
+    const events = media['x-pfws-events'] as Record<string, { description: string; schema: Schema }>;
+    expect(Object.keys(events).sort()).toEqual(['play', 'snapshot']);
+    const problems: string[] = [];
+    for (const [event, { description, schema }] of Object.entries(events)) {
+      if (!description) problems.push(`${event}: no description`);
+      for (const [where, node] of nodes(schema, event)) {
+        if (!node.description) problems.push(`${where}: no description`);
+        if (!typed(node)) problems.push(`${where}: untyped`);
+      }
+      if (!schema.examples?.length) problems.push(`${event}: no example`);
+      for (const example of schema.examples ?? []) for (const e of check(strict(schema), example)) problems.push(`${event} example: ${e}`);
+    }
+    expect(problems).toEqual([]);
+    // The example stream is made of documented events, a snapshot first.
+    expect(parseEvents(media.example).map((e) => e.event)).toEqual(['snapshot', 'play']);
+    expect(streamProblems(o, media.example)).toEqual([]);
+    expect(Object.keys(o.op.responses)).toEqual(expect.arrayContaining(['200', '400', '503']));
   });
 
   it('marks required fields', () => {
@@ -270,6 +355,12 @@ describe('real responses', () => {
       }
     };
 
+    // The live stream, read while playing: its snapshot, then the Dice play and the ticket.
+    const live = await fetch(`${svc.api}/activity/stream`);
+    const liveEvents = firstEvents(live, 3).then((text) => {
+      responses.push(['GET /api/activity/stream', { status: live.status, type: live.headers.get('content-type') ?? '', body: text }]);
+      return parseEvents(text);
+    });
     const dice = await player.playDice({ wager: 1, target: 50 });
     record('POST', '/protocol/v1/dice/prepare', 200, dice.prepared);
     record('POST', '/protocol/v1/dice/commit', 200, dice.commit);
@@ -304,6 +395,7 @@ describe('real responses', () => {
       }
     }
     await get(`/protocol/v1/sweeper/ticket/${id}`);
+    expect((await liveEvents).map((e) => e.event)).toEqual(['snapshot', 'play', 'play']);
 
     // Money: a withdrawal (status lists it once the keeper paid it), an x402 offer, an LP deposit; the agent key.
     const withdrawal = await raw('POST', '/protocol/v1/player/withdraw', { body: { amount: 5 }, headers: { 'idempotency-key': `openapi-${id}` } });

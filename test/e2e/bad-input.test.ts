@@ -24,7 +24,19 @@ let player: Player;
 const players: Player[] = [];
 
 beforeAll(async () => {
-  svc = await startTestService({ RATE_LIMIT_MAX: '1000000' });
+  // The activity stream starts with a snapshot; its content is not what this test looks at.
+  svc = await startTestService({ RATE_LIMIT_MAX: '1000000' }, undefined, undefined, {
+    activitySnapshot: async (game) => ({
+      generatedAt: new Date().toISOString(),
+      game,
+      latestPlays: [],
+      latestEvents: [],
+      topWagers: [],
+      topActors: [],
+      totals: { plays: 0, wagered: 0, paidOut: 0, houseNet: 0 },
+      bankroll: { totalValue: 0 },
+    }),
+  });
   player = await new Player(svc.api, svc.rpcUrl).onboard(50);
   players.push(player);
 });

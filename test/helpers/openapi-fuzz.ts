@@ -118,8 +118,14 @@ export async function sendOperation(
     headers: { authorization: `Bearer ${token}`, ...(op.method === 'POST' ? { 'content-type': 'application/json' } : {}) },
     ...(op.method === 'POST' ? { body: JSON.stringify(body) } : {}),
   });
+  const type = res.headers.get('content-type') ?? '';
+  // An event stream never ends: its answer is its status and head.
+  if (type.startsWith('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, type, text: '', url };
+  }
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text, url };
+  return { status: res.status, type, text, url };
 }
 
 /** What is wrong with an answer to hostile input, or null: a 4xx envelope with a known code and its status, or a 2xx. */

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../config/env.ts';
 import { createLogger } from '../../config/logger.ts';
 import { startService, type Running } from '../../main.ts';
+import type { WiringOverrides } from '../../wiring.ts';
 import { createRedis } from '../../store/redis.ts';
 
 export interface TestService extends Running {
@@ -19,7 +20,13 @@ export interface TestService extends Running {
   cleanup(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}, dataDir?: string, prefix?: string): Promise<TestService> {
+/** `overrides` injects parts the environment cannot name (the activity snapshot of the SSE stream). */
+export async function startTestService(
+  env: Record<string, string> = {},
+  dataDir?: string,
+  prefix?: string,
+  overrides: Pick<WiringOverrides, 'activitySnapshot'> = {},
+): Promise<TestService> {
   const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'pfws-test-'));
   const redisPrefix = prefix ?? `test-${randomBytes(6).toString('hex')}`;
   const fullEnv = {
@@ -38,7 +45,7 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
   const clock = { offsetMs: 0 };
   let running: Running;
   try {
-    running = await startService(config, createLogger(config.LOG_LEVEL), { clock: () => new Date(Date.now() + clock.offsetMs) });
+    running = await startService(config, createLogger(config.LOG_LEVEL), { ...overrides, clock: () => new Date(Date.now() + clock.offsetMs) });
   } catch (err) {
     if (!dataDir) rmSync(dir, { recursive: true, force: true });
     throw err;
@@ -52,7 +59,7 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
     env: fullEnv,
     async restart() {
       await running.stop();
-      return startTestService(env, dir, redisPrefix);
+      return startTestService(env, dir, redisPrefix, overrides);
     },
     async cleanup() {
       await running.stop();

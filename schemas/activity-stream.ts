@@ -1,0 +1,174 @@
+// GET /api/activity/stream: its query and headers, and the Server-Sent Events it sends (design §8 shapes).
+import { Type } from 'typebox';
+import { Amount, Timestamp } from './common.ts';
+
+const Game = Type.Union([Type.Literal('all'), Type.Literal('dice'), Type.Literal('sweeper')], {
+  description: 'which plays to stream: all, dice or sweeper (default all)',
+});
+
+export const StreamQuery = Type.Object({
+  game: Type.Optional({ ...Game, examples: ['all'] }),
+  lastEventId: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'resume after this event id, as the Last-Event-ID header does (for clients that cannot set it); the header wins',
+      examples: [12],
+    }),
+  ),
+});
+
+export const StreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({
+      description:
+        'the id of the last event received (EventSource sends it when it reconnects): the plays after it are replayed from the journal, or a fresh snapshot is sent when they are no longer there; anything but a journal seq is ignored',
+      examples: ['12'],
+    }),
+  ),
+});
+
+const Player = Type.String({ description: 'public alias of the player (never a wallet address)' });
+
+export const Play = Type.Object(
+  {
+    receiptId: Type.String({ description: 'the receipt of the play (GET /api/receipts/{id})' }),
+    game: Type.String({ description: 'dice or sweeper' }),
+    player: Player,
+    source: Type.String({ description: 'api or mcp: where the play came from' }),
+    betAmount: { ...Amount, description: 'the stake, USDC' },
+    payout: { ...Amount, description: 'paid to the player, USDC' },
+    profit: { ...Amount, description: "payout − betAmount, the player's, USDC" },
+    won: Type.Boolean({ description: 'whether the play won' }),
+    settledAt: { ...Timestamp, description: 'when the play settled' },
+  },
+  { description: 'a settled play' },
+);
+
+const Totals = Type.Object(
+  {
+    plays: Type.Integer({ description: 'settled plays' }),
+    wagered: { ...Amount, description: 'sum of stakes, USDC' },
+    paidOut: { ...Amount, description: 'sum of payouts, USDC' },
+    houseNet: { ...Amount, description: 'wagered − paidOut, USDC' },
+  },
+  { description: 'all-time totals of the game' },
+);
+
+const Actor = Type.Object(
+  {
+    rank: Type.Integer({ description: '1 for the first' }),
+    player: Player,
+    plays: Type.Integer({ description: 'settled plays' }),
+    wagered: { ...Amount, description: 'sum of stakes, USDC' },
+    paidOut: { ...Amount, description: 'sum of payouts, USDC' },
+    profit: { ...Amount, description: "paidOut − wagered, the player's, USDC" },
+    roi: Type.Number({ description: 'profit / wagered, a fraction' }),
+    winRate: Type.Number({ description: 'wins / plays, a fraction' }),
+  },
+  { description: 'a player and their totals' },
+);
+
+const PublicEvent = Type.Object(
+  {
+    id: Type.String({ description: 'journal stream id' }),
+    seq: Type.Integer({ description: 'journal sequence number' }),
+    type: Type.String({ description: 'event type' }),
+    at: { ...Timestamp, description: 'when it happened' },
+    data: Type.Object({}, { additionalProperties: true, description: 'the journaled event, as GET /api/protocol/v1/journal/events shows it' }),
+  },
+  { description: 'a public journal event' },
+);
+
+export const Activity = Type.Object(
+  {
+    generatedAt: { ...Timestamp, description: 'when the snapshot was read' },
+    game: Game,
+    latestPlays: Type.Array(Play, { description: 'the newest plays, newest first' }),
+    latestEvents: Type.Array(PublicEvent, { description: 'the newest journal events of the game, newest first' }),
+    topWagers: Type.Array(Play, { description: 'the largest bets of the last 24 h, largest first' }),
+    topActors: Type.Array(Actor, { description: 'the top 5 players by wagered over the last 24 h' }),
+    totals: Totals,
+    bankroll: Type.Object({ totalValue: { ...Amount, description: 'the house NAV, USDC' } }, { description: 'the house bankroll' }),
+  },
+  { description: 'the activity of GET /api/activity' },
+);
+
+const EXAMPLE_PLAY = {
+  receiptId: 'dice_f565e4c7b498b86e4ccd13bab2fbea0d',
+  game: 'dice',
+  player: 'p_UwWJ2XsPysN',
+  source: 'api',
+  betAmount: 1,
+  payout: 0,
+  profit: -1,
+  won: false,
+  settledAt: '2026-11-23T16:03:39.864Z',
+};
+
+const EXAMPLE_ACTIVITY = {
+  generatedAt: '2026-11-23T16:03:40.120Z',
+  game: 'all',
+  latestPlays: [EXAMPLE_PLAY],
+  latestEvents: [
+    {
+      id: '1795449819866-0',
+      seq: 5,
+      type: 'bet_settled',
+      at: '2026-11-23T16:03:39.864Z',
+      data: { game: 'dice', player: 'p_UwWJ2XsPysN', receiptId: 'dice_f565e4c7b498b86e4ccd13bab2fbea0d', wager: '1000000', payout: '0', status: 'lost' },
+    },
+  ],
+  topWagers: [EXAMPLE_PLAY],
+  topActors: [{ rank: 1, player: 'p_UwWJ2XsPysN', plays: 1, wagered: 1, paidOut: 0, profit: -1, roi: -1, winRate: 0 }],
+  totals: { plays: 1, wagered: 1, paidOut: 0, houseNet: 1 },
+  bankroll: { totalValue: 1000001 },
+};
+
+export const SnapshotEvent = Type.Object(
+  { type: Type.Literal('snapshot', { description: "always 'snapshot'" }), snapshot: Activity },
+  { description: 'data of a `snapshot` event: the activity when the stream (re)starts', examples: [{ type: 'snapshot', snapshot: EXAMPLE_ACTIVITY }] },
+);
+
+const EXAMPLE_NEXT_PLAY = {
+  receiptId: 'sweeper_t_3QJmnh2sYv9c',
+  game: 'sweeper',
+  player: 'p_UwWJ2XsPysN',
+  source: 'api',
+  betAmount: 1,
+  payout: 1.94,
+  profit: 0.94,
+  won: true,
+  settledAt: '2026-11-23T16:03:41.007Z',
+};
+
+export const PlayEvent = Type.Object(
+  { type: Type.Literal('play', { description: "always 'play'" }), play: Play },
+  { description: 'data of a `play` event: one settled play of the chosen game', examples: [{ type: 'play', play: EXAMPLE_NEXT_PLAY }] },
+);
+
+const EXAMPLE_STREAM =
+  `id: 5\nevent: snapshot\ndata: ${JSON.stringify({ type: 'snapshot', snapshot: EXAMPLE_ACTIVITY })}\n\n` +
+  `id: 9\nevent: play\ndata: ${JSON.stringify({ type: 'play', play: EXAMPLE_NEXT_PLAY })}\n\n` +
+  ': keepalive\n\n';
+
+/** The stream is text, written by the route itself; the schema only documents it. */
+export const StreamResponse = {
+  description: 'A Server-Sent Events stream: a snapshot, then each settled play',
+  content: {
+    'text/event-stream': {
+      schema: Type.String({
+        description:
+          'Server-Sent Events (text/event-stream). Each event is `id: <journal seq>`, `event: snapshot` or `event: play`, and one `data:` line of JSON (shapes in x-pfws-events). ' +
+          'On connect: one `snapshot` whose id is the journal seq at that moment, then a `play` for each settled play of the chosen game after it, in seq order. ' +
+          'A reconnect with Last-Event-ID (EventSource sends it) replays the plays missed since, from the journal; if they are no longer there (or too many) it gets a fresh snapshot instead. ' +
+          'A comment line (`: keepalive`) comes every 15 s. A client that does not keep up (its unsent bytes pass a bound) is disconnected, and resumes with Last-Event-ID.',
+      }),
+      example: EXAMPLE_STREAM,
+      'x-pfws-events': {
+        snapshot: { description: 'the activity when the stream (re)starts', schema: SnapshotEvent },
+        play: { description: 'one settled play of the chosen game', schema: PlayEvent },
+      },
+    },
+  },
+};

@@ -1,0 +1,158 @@
+// The activity stream over real Redis, below HTTP: the journal reads a resume uses, and what a lost subscription
+// does (every client is ended, and resumes from the journal once the stream has subscribed again).
+import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ActivityStream } from '../../analytics/activity-stream.ts';
+import type { GameFilter } from '../../analytics/params.ts';
+import type { Activity } from '../../analytics/queries.ts';
+import { playOfSettleEvent } from '../../analytics/shapes.ts';
+import { Keys } from '../../store/keys.ts';
+import { LivePlayStore } from '../../store/live-plays.ts';
+import { createRedis } from '../../store/redis.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const keys = new Keys(`test-${randomBytes(6).toString('hex')}`);
+const redis = createRedis(REDIS_URL);
+const store = new LivePlayStore(redis, keys, REDIS_URL);
+const streams: ActivityStream[] = [];
+
+afterAll(async () => {
+  for (const s of streams) await s.stop();
+  const found = await redis.keys(`${keys.prefix}:*`);
+  if (found.length) await redis.unlink(...found);
+  await redis.quit();
+});
+
+const SETTLE = `local seq = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], '*', 'seq', seq, 'type', ARGV[1], 'at', ARGV[2], 'data', ARGV[3])
+if ARGV[4] ~= '' then redis.call('PUBLISH', KEYS[3], '{"seq":' .. string.format('%d', seq) .. ',"play":' .. ARGV[4] .. '}') end
+return seq`;
+let n = 0;
+/** A journal event as the ledger writes it; a settled play is also published. */
+async function journal(settles = true): Promise<{ seq: number; receiptId: string }> {
+  const receiptId = `dice_it${++n}`;
+  const at = new Date().toISOString();
+  const type = settles ? 'bet_settled' : 'bet_committed';
+  const data = JSON.stringify({ game: 'dice', player: 'p_Test1', receiptId, wager: '2000000', payout: '0', status: 'lost' });
+  const play = settles ? JSON.stringify(playOfSettleEvent(type, data, at) ?? expect.fail('not a play')) : '';
+  return { seq: Number(await redis.eval(SETTLE, 3, keys.journal(), keys.journalSeq(), keys.playsChannel(), type, at, data, play)), receiptId };
+}
+
+const emptyActivity = (game: GameFilter): Activity => ({
+  generatedAt: new Date().toISOString(),
+  game,
+  latestPlays: [],
+  latestEvents: [],
+  topWagers: [],
+  topActors: [],
+  totals: { plays: 0, wagered: 0, paidOut: 0, houseNet: 0 },
+  bankroll: { totalValue: 0 },
+});
+
+function newStream(clientBufferBytes = 65_536): ActivityStream {
+  const s = new ActivityStream({
+    journal: store,
+    subscribe: (handlers) => store.subscribe(handlers),
+    snapshot: async (game) => emptyActivity(game),
+    settings: { keepAliveMs: 60_000, clientBufferBytes, replayMaxEvents: 100 },
+  });
+  streams.push(s);
+  return s;
+}
+
+/** A client on a PassThrough: its frames as text, and whether the stream ended it. */
+async function client(s: ActivityStream, lastEventId?: number) {
+  const out = new PassThrough();
+  let text = '';
+  let ended = false;
+  out.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  out.on('end', () => {
+    ended = true;
+  });
+  (await s.connect('all', lastEventId)).attach(out);
+  return {
+    ids: () => [...text.matchAll(/^id: (\d+)\nevent: (\w+)$/gm)].map((m) => `${m[2]}:${m[1]}`),
+    ended: () => ended,
+  };
+}
+
+async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  for (const end = Date.now() + timeoutMs; !(await done()); ) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('the journal a resume reads', () => {
+  it('gives the entries after a seq, oldest first; null once trimmed past it or past the bound', async () => {
+    const first = await journal();
+    const rest = [await journal(false), await journal(), await journal()];
+    const after = await store.entriesAfter(first.seq, 100);
+    expect(after?.map(([, f]) => Number(f[1]))).toEqual(rest.map((r) => r.seq));
+    expect(await store.entriesAfter(rest[2]!.seq, 100)).toEqual([]);
+    expect(await store.entriesAfter(first.seq, 3)).toHaveLength(3);
+    expect(await store.entriesAfter(first.seq, 2)).toBeNull();
+    const firstTwo = await redis.xrange(keys.journal(), '-', '+', 'COUNT', 2);
+    await redis.xtrim(keys.journal(), 'MINID', firstTwo[1]![0]);
+    expect(await store.entriesAfter(first.seq - 1, 100)).toBeNull();
+    expect((await store.entriesAfter(first.seq, 100))?.length).toBe(3);
+  });
+});
+
+describe('a resume', () => {
+  it('replays what fits in the client buffer; more plays than that get a snapshot instead', async () => {
+    const s = newStream(4096);
+    const from = (await journal()).seq;
+    const few = [await journal(), await journal(), await journal()];
+    const replayed = await client(s, from);
+    await until('the replay', () => replayed.ids().length === 3);
+    expect(replayed.ids()).toEqual(few.map((p) => `play:${p.seq}`));
+    // About 300 bytes a play: 20 of them do not fit in 4096 bytes.
+    for (let i = 0; i < 20; i++) await journal();
+    const seq = Number(await redis.get(keys.journalSeq()));
+    const behind = await client(s, from);
+    await until('the snapshot', () => behind.ids().length === 1);
+    expect(behind.ids()).toEqual([`snapshot:${seq}`]);
+    await s.stop();
+  });
+});
+
+describe('without Redis', () => {
+  it('a new client is told SERVICE_UNAVAILABLE within seconds instead of waiting for the subscription', async () => {
+    const unreachable = new LivePlayStore(redis, keys, 'redis://127.0.0.1:1');
+    const s = new ActivityStream({
+      journal: unreachable,
+      subscribe: (handlers) => unreachable.subscribe(handlers),
+      snapshot: async (game) => emptyActivity(game),
+      settings: { keepAliveMs: 60_000, clientBufferBytes: 65_536, replayMaxEvents: 100 },
+    });
+    streams.push(s);
+    await expect(s.connect('all')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(s.stats().clients).toBe(0);
+  }, 20_000);
+});
+
+describe('a lost subscription', () => {
+  it('ends every client; once subscribed again, a resume replays what was published meanwhile, then live', async () => {
+    const s = newStream();
+    const c = await client(s);
+    const a = await journal();
+    await until('play a', () => c.ids().includes(`play:${a.seq}`));
+    const list = (await redis.call('CLIENT', 'LIST')) as string;
+    const id = /id=(\d+) [^\n]*name=([^ ]+)/g;
+    const ours = [...list.matchAll(id)].filter((m) => m[2] === `${keys.prefix}:plays-subscriber`).map((m) => m[1]!);
+    expect(ours).toHaveLength(1);
+    await redis.call('CLIENT', 'KILL', 'ID', ours[0]!);
+    await until('the client ended', () => c.ended());
+    const b = await journal();
+    // A new client waits for the subscription to be back, and misses nothing from its Last-Event-ID on.
+    const again = await client(s, a.seq);
+    const d = await journal();
+    await until('b and d', () => again.ids().includes(`play:${d.seq}`));
+    expect(again.ids()).toEqual([`play:${b.seq}`, `play:${d.seq}`]);
+    expect(s.stats().clients).toBe(1);
+  });
+});
