@@ -101,11 +101,7 @@ export async function startService(config: Config, logger: Logger, options: Star
 
 function readConfig(argv: readonly string[]): Config {
   try {
-    const config = loadConfig(process.env, argv);
-    if (config.localnet && config.roles.length < 3) {
-      throw new ConfigError('SOLANA_RPC_URL is required when roles run as separate processes (the embedded localnet runs only with every role)');
-    }
-    return config;
+    return loadConfig(process.env, argv);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`config error: ${err.message}`);

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseRoles } from '../../config/env.ts';
 import { createRedis } from '../../store/redis.ts';
+import { startClickHouse, type ClickHouseServer } from '../helpers/clickhouse.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -70,7 +71,10 @@ const tempDir = () => {
 };
 const prefix = `test-${randomBytes(6).toString('hex')}`;
 
+let clickhouse: ClickHouseServer | null = null;
+
 afterAll(async () => {
+  await clickhouse?.cleanup();
   for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -91,6 +95,7 @@ describe('config', () => {
       [{ SOLANA_RPC_URL: 'https://rpc.example' }, /USDC_MINT is required/],
       [{ SOLANA_RPC_URL: 'https://rpc.example', USDC_MINT: 'not-base58!' }, /USDC_MINT/],
       [{ TRUST_PROXY: 'yes please' }, /TRUST_PROXY="yes please"/],
+      [{ CLICKHOUSE_URL: 'clickhouse.internal:8123' }, /CLICKHOUSE_URL="clickhouse.internal:8123": expected an http\(s\) URL/],
     ];
     for (const [env, message] of cases) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
@@ -113,6 +118,22 @@ describe('config', () => {
     const keys = { USDC_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', LP_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', KEYS_DIR: '/keys' };
     expect(loadConfig({ SOLANA_RPC_URL: 'https://rpc.example', ...keys }).INDEXER_COMMITMENT).toBe('finalized');
     expect(loadConfig({ SOLANA_RPC_URL: 'https://rpc.example', INDEXER_COMMITMENT: 'confirmed', ...keys }).INDEXER_COMMITMENT).toBe('confirmed');
+  });
+
+  it('roles in separate processes need a ClickHouse server: chDB belongs to one process', () => {
+    const remote = {
+      SOLANA_RPC_URL: 'https://rpc.example',
+      USDC_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+      LP_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+      KEYS_DIR: '/keys',
+    };
+    for (const roles of [['--role', 'api'], ['--role=worker'], ['--role', 'api,worker']]) {
+      expect(() => loadConfig(remote, roles), roles.join(' ')).toThrow(ConfigError);
+      expect(() => loadConfig(remote, roles), roles.join(' ')).toThrow(/^CLICKHOUSE_URL is required when roles run as separate processes/);
+      expect(loadConfig({ ...remote, CLICKHOUSE_URL: 'http://ch:8123/pfws' }, roles).CLICKHOUSE_URL).toBe('http://ch:8123/pfws');
+    }
+    // Every role in one process may keep chDB.
+    expect(loadConfig(remote).CLICKHOUSE_URL).toBeUndefined();
   });
 
   it('reads --role in every spelling and refuses an unknown one', () => {
@@ -148,8 +169,11 @@ describe('processes', () => {
     const config = (await json(`http://127.0.0.1:${port}/api/protocol/v1/config`)).body;
     expect(config.rngChainHead).toMatch(/^[0-9a-f]{64}$/);
 
-    // The roles alone, against the chain and Redis the first process serves, with its operator keys.
+    // The roles alone, against the chain and Redis the first process serves, with its operator keys, and a
+    // ClickHouse server (chDB belongs to one process).
+    clickhouse = await startClickHouse();
     const roleEnv = {
+      CLICKHOUSE_URL: `${clickhouse.url}/${prefix.replace(/-/g, '_')}`,
       ...common,
       SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
       CLUSTER: 'localnet',
