@@ -27,6 +27,7 @@ import sweeperRoutes from './routes/sweeper.ts';
 import transparencyRoutes from './routes/transparency.ts';
 import agentKeyRoutes from './routes/agent-key.ts';
 import mcpRoutes from './mcp/route.ts';
+import analyticsRoutes from './routes/analytics.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 import { forDocument } from '../schemas/common.ts';
@@ -147,6 +148,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(transparencyRoutes);
       await api.register(agentKeyRoutes);
       await api.register(mcpRoutes);
+      await api.register(analyticsRoutes);
     },
     { prefix: '/api' },
   );

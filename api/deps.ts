@@ -25,6 +25,7 @@ import type { TrustRoots } from '../transparency/trust-root.ts';
 import type { ProcessMetrics } from '../config/metrics.ts';
 import type { Registry } from 'prom-client';
 import type { ReadinessChecks } from './readiness.ts';
+import type { AnalyticsReader } from '../analytics/reader.ts';
 
 /** The chain objects and operator public keys clients and verifiers start from. */
 export interface ChainInfo {
@@ -76,4 +77,6 @@ export interface ApiDeps {
   /** localnet only: the dev faucet. */
   faucet: { key: OperatorKey; rpc: SolanaRpc; setup: ChainSetup } | null;
   ops: OpsDeps;
+  /** Activity, rankings and stats (the SSE snapshot reads `analytics.activity` too). */
+  analytics: AnalyticsReader;
 }
