@@ -211,6 +211,9 @@ describe('"Try it out" with the shown examples', () => {
       'GET /api/protocol/v1/bet-log/commits',
       'GET /api/protocol/v1/journal/events',
       'GET /api/protocol/v1/trust-root',
+      'GET /api/activity',
+      'GET /api/rankings',
+      'GET /api/stats',
     ]) {
       expect(statuses[route], route).toBe(200);
     }
@@ -348,6 +351,12 @@ describe('real responses', () => {
     const bundle = await raw('GET', `/protocol/v1/bet-log/receipts/000.p/${width}`, { route: '/api/protocol/v1/bet-log/receipts/{*}' });
     expect(bundle.body.receipts.map((r: { id: string }) => r.id)).toContain(`sweeper_${idleId}`);
     await raw('GET', `/protocol/v1/session-keys/by-bet/${dice.reveal.betPayloadHash}`, { route: '/api/protocol/v1/session-keys/by-bet/{betPayloadHash}' });
+
+    // Public analytics once the plays are shipped: activity, rankings and stats of every element shape.
+    await until('the plays in analytics', async () => (await player.get('/activity?limit=100')).body.latestPlays?.length >= 3);
+    await get('/activity?limit=100');
+    await get('/rankings?metric=wagered');
+    await get('/stats?period=year');
 
     const problems: string[] = [];
     for (const [route, answer] of responses) {
