@@ -104,15 +104,15 @@ export class IpcReader implements AnalyticsReader {
     channel.on('message', this.listener);
   }
 
-  activity(query: ActivityQuery): Promise<Activity> {
+  async activity(query: ActivityQuery): Promise<Activity> {
     return this.ask('activity', { ...parseQuery('activity', query) }) as Promise<Activity>;
   }
 
-  rankings(query: RankingsQuery): Promise<Rankings> {
+  async rankings(query: RankingsQuery): Promise<Rankings> {
     return this.ask('rankings', { ...parseQuery('rankings', query) }) as Promise<Rankings>;
   }
 
-  stats(query: StatsQuery): Promise<Stats> {
+  async stats(query: StatsQuery): Promise<Stats> {
     return this.ask('stats', { ...parseQuery('stats', query) }) as Promise<Stats>;
   }
 

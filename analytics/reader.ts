@@ -100,17 +100,17 @@ export class EngineReader implements AnalyticsReader {
     this.cacheMs = deps.cacheMs ?? 1_000;
   }
 
-  activity(query: ActivityQuery): Promise<Activity> {
+  async activity(query: ActivityQuery): Promise<Activity> {
     const q = parseQuery('activity', query);
     return this.cached(`activity:${q.game}:${q.limit}`, async (engine, now) => activity(engine, { ...q, now, bankroll: await this.deps.bankroll() }));
   }
 
-  rankings(query: RankingsQuery): Promise<Rankings> {
+  async rankings(query: RankingsQuery): Promise<Rankings> {
     const q = parseQuery('rankings', query);
     return this.cached(`rankings:${q.game}:${q.source}:${q.metric}`, (engine, now) => rankings(engine, { ...q, now }));
   }
 
-  stats(query: StatsQuery): Promise<Stats> {
+  async stats(query: StatsQuery): Promise<Stats> {
     const q = parseQuery('stats', query);
     return this.cached(`stats:${q.game}:${q.period}`, async (engine, now) => stats(engine, { ...q, now, bankroll: await this.deps.bankroll() }));
   }
