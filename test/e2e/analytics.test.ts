@@ -377,3 +377,35 @@ describe.each(ENGINE_KINDS)('analytics over HTTP on %s', (kind) => {
       expect([Number(p!.n), Number(p!.u)]).toEqual([plays.length, plays.length]);
     });
 });
+
+describe.skipIf(!ENGINE_KINDS.includes('server'))('a service started while ClickHouse is down', () => {
+  let svc: TestService | null = null;
+  let clickhouse: ClickHouseServer | null = null;
+  afterAll(async () => {
+    await svc?.cleanup();
+    await clickhouse?.cleanup();
+  });
+
+  it('starts and plays without it, answers SERVICE_UNAVAILABLE, and ships every play once it is up', async () => {
+    clickhouse = await startClickHouse();
+    await clickhouse.stop();
+    svc = await startTestService({ CLICKHOUSE_URL: `${clickhouse.url}/late_${randomBytes(4).toString('hex')}` });
+    const player = await new Player(svc.api, svc.rpcUrl).onboard(20);
+    for (let i = 0; i < 3; i++) await player.playDice({ wager: 1 });
+    const down = await get(`${svc.api}/rankings`);
+    expect(down.status).toBe(503);
+    expect(down.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    const ready = await http('GET', `${svc.api}/../ready`);
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.clickhouse).toMatchObject({ status: 'ok', reason: expect.stringMatching(/ClickHouse cannot answer/) });
+
+    await clickhouse.start();
+    const plays = await ledgerPlays(svc);
+    const back = await until(
+      'the plays shipped after ClickHouse came up',
+      () => get(`${svc!.api}/rankings?metric=plays`),
+      (a) => a.status === 200 && a.body.totals.plays === 3,
+    );
+    expect(back.body.totals).toEqual(modelTotals(plays));
+  });
+});
