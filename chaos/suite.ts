@@ -24,6 +24,7 @@ import { replyLossRound } from './rounds/reply-loss.ts';
 import { ReplyLossProxy } from './redis-proxy.ts';
 import { slowClientsRound } from './rounds/slow-clients.ts';
 import { runVerifier } from './verifier.ts';
+import { startClickHouse } from '../test/helpers/clickhouse.ts';
 
 export interface RunOptions {
   profile: Profile;
@@ -154,9 +155,13 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
   const cleanups: (() => Promise<void>)[] = [];
   const startApiOnly = async (main: ServiceProcess, mainEnv: Record<string, string>, dir: string): Promise<ServiceProcess> => {
     const config = (await (await fetch(`${main.api}/protocol/v1/config`)).json()) as { usdcMint: string; lpMint: string };
+    // A role alone needs a ClickHouse server (chDB belongs to the main process); nothing here reads its analytics.
+    const clickhouse = await startClickHouse();
+    cleanups.push(() => clickhouse.cleanup());
     const proc = new ServiceProcess({
       env: {
         ...mainEnv,
+        CLICKHOUSE_URL: `${clickhouse.url}/chaos`,
         PORT: String(await freePort()),
         DATA_DIR: path.join(dir, 'api-only'),
         REDIS_URL: proxy.url,
