@@ -34,10 +34,6 @@ export class JournalStream {
     return Number(await this.redis.xtrim(this.streamKey, 'MINID', minId));
   }
 
-  async length(): Promise<number> {
-    return this.redis.xlen(this.streamKey);
-  }
-
   /** XREAD BLOCK holds its connection, so a blocking reader gets one of its own. */
   blockingReader(): BlockingStreamReader {
     const connection = this.redis.duplicate();
