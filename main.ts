@@ -101,11 +101,7 @@ export async function startService(config: Config, logger: Logger, options: Star
 
 function readConfig(argv: readonly string[]): Config {
   try {
-    const config = loadConfig(process.env, argv);
-    if (config.localnet && config.roles.length < 3) {
-      throw new ConfigError('SOLANA_RPC_URL is required when roles run as separate processes (the embedded localnet runs only with every role)');
-    }
-    return config;
+    return loadConfig(process.env, argv);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`config error: ${err.message}`);
@@ -204,7 +200,12 @@ async function main(): Promise<void> {
   if (cluster.isWorker) {
     const config = { ...readConfig([]), roles: ['api' as const] };
     const logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
-    const running = await startService(config, logger, { localnetUrl: process.env.PFWS_LOCALNET_URL }).catch((err) => failStart(err, STARTUP_FAILED));
+    // With chDB the main process owns the engine: this API process asks it over IPC.
+    const { IpcReader } = await import('./analytics/cluster-ipc.ts');
+    const analyticsReader = config.CLICKHOUSE_URL ? undefined : new IpcReader(process);
+    const running = await startService(config, logger, { localnetUrl: process.env.PFWS_LOCALNET_URL, ...(analyticsReader ? { analyticsReader } : {}) }).catch(
+      (err) => failStart(err, STARTUP_FAILED),
+    );
     onShutdown(logger, running.stop, config.SHUTDOWN_TIMEOUT_MS);
     return;
   }
@@ -224,6 +225,11 @@ async function main(): Promise<void> {
   if (clustered) {
     const { serveClusterMetrics } = await import('./config/metrics.ts');
     serveClusterMetrics(running.wiring.metrics.registry);
+    // chDB lives here, with the worker; the API processes ask this process (a ClickHouse server they query themselves).
+    if (!config.CLICKHOUSE_URL) {
+      const { serveAnalytics } = await import('./analytics/cluster-ipc.ts');
+      serveAnalytics(cluster, running.wiring.analytics);
+    }
     try {
       stopWorkers = await forkApiWorkers(config.API_WORKERS, running.rpcUrl, logger);
     } catch (err) {

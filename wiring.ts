@@ -45,7 +45,7 @@ import { TopUps } from './payments/top-up.ts';
 import { HeartbeatStore } from './store/heartbeats.ts';
 import { QueueDepths } from './store/queue-depths.ts';
 import { createProcessMetrics, processScrape, type ProcessMetrics } from './config/metrics.ts';
-import { heartbeatCheck, notConfigured, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
+import { clickhouseCheck, heartbeatCheck, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
 import { createServiceMetrics } from './api/service-metrics.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
@@ -65,6 +65,12 @@ import type { GameFilter } from './analytics/params.ts';
 import type { Activity } from './analytics/queries.ts';
 import { LivePlayStore } from './store/live-plays.ts';
 import { PfwsError } from './protocol/errors.ts';
+import { EngineHolder } from './analytics/engine-holder.ts';
+import { openAnalyticsEngine } from './analytics/open-engine.ts';
+import { EngineReader, type AnalyticsReader } from './analytics/reader.ts';
+import { houseState } from './house/view.ts';
+import { microToNumber } from './protocol/money.ts';
+import { JournalStream, ShipperStore } from './store/analytics.ts';
 
 export interface Stores {
   ledger: LedgerStore;
@@ -81,6 +87,7 @@ export interface Stores {
   transparency: TransparencyStore;
   agents: AgentStore;
   heartbeats: HeartbeatStore;
+  shipper: ShipperStore;
 }
 
 export interface Wiring {
@@ -120,6 +127,10 @@ export interface Wiring {
   queueDepths: QueueDepths;
   /** What the activity stream sends first (see ActivitySnapshot). */
   activitySnapshot: ActivitySnapshot;
+  /** The analytics engine this process may open itself (the worker's chDB, or a ClickHouse server), else null. */
+  analyticsEngine: EngineHolder | null;
+  /** Activity, rankings and stats as the API serves them. */
+  analytics: AnalyticsReader;
   close(): Promise<void>;
 }
 
@@ -130,12 +141,9 @@ export interface WiringOverrides {
   clock?: () => Date;
   redis?: Redis;
   activitySnapshot?: ActivitySnapshot;
+  /** An API process forked beside a chDB owner asks the owner (analytics/cluster-ipc.ts) instead of opening chDB. */
+  analyticsReader?: AnalyticsReader;
 }
-
-/** Until the analytics reader is wired in, a stream that needs a snapshot answers 503 (a resume still replays). */
-const noActivitySnapshot: ActivitySnapshot = async () => {
-  throw new PfwsError('SERVICE_UNAVAILABLE', 'The activity snapshot is not available: the analytics reader is not configured');
-};
 
 export class LedgerMismatchError extends StartupError {
   override readonly name = 'LedgerMismatchError';
@@ -176,7 +184,13 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const redis = overrides.redis ?? createRedis(config.REDIS_URL);
   const keys = new Keys(config.REDIS_PREFIX);
   const queueDepths = new QueueDepths(config.REDIS_URL, keys.queuePrefix());
+  // chDB belongs to the worker's process; with a ClickHouse server every process may open its own client.
+  const analyticsEngine =
+    config.CLICKHOUSE_URL || (config.roles.includes('worker') && !overrides.analyticsReader)
+      ? new EngineHolder(() => openAnalyticsEngine({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.dataDir }))
+      : null;
   const close = async () => {
+    await analyticsEngine?.close();
     await queueDepths.close();
     if (!overrides.redis) await redis.quit().catch(() => redis.disconnect());
   };
@@ -196,6 +210,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     transparency: new TransparencyStore(redis, keys),
     agents: new AgentStore(redis, keys, scripts),
     heartbeats: new HeartbeatStore(redis, keys),
+    shipper: new ShipperStore(redis, keys, scripts),
   };
   const metrics = createProcessMetrics();
   const clock = overrides.clock ?? (() => new Date());
@@ -291,9 +306,49 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     onReveal: (reveal) => lifecycle.applyWalletReveal(reveal),
   };
   const workerLogger = logger.child({ role: 'worker' });
+  const houseDeps: HouseDeps = {
+    ledger: stores.ledger,
+    lp: stores.lp,
+    rpc,
+    setup,
+    vaultTokenAccount: setup.vaultTokenAccount,
+    lpMint: setup.lpMint,
+    limits,
+    clock,
+    startedAtMs,
+  };
+  const analytics: AnalyticsReader =
+    overrides.analyticsReader ??
+    new EngineReader({
+      engine: async () => {
+        if (!analyticsEngine) throw new PfwsError('SERVICE_UNAVAILABLE', 'Analytics are not served by this process');
+        return analyticsEngine.get();
+      },
+      clock,
+      bankroll: async () => {
+        try {
+          return { totalValue: microToNumber((await houseState(houseDeps)).nav) };
+        } catch (err) {
+          throw new PfwsError('SERVICE_UNAVAILABLE', 'The house value cannot be read from the chain right now; retry shortly', undefined, { cause: err });
+        }
+      },
+    });
   const worker: WorkerDeps = {
     logger,
     heartbeats: stores.heartbeats,
+    ...(analyticsEngine
+      ? {
+          analytics: {
+            engine: analyticsEngine,
+            stream: JournalStream.of(redis, keys),
+            lease: stores.shipper,
+            archive: { anchors: stores.anchors, bets: stores.bets, manifests: stores.manifests, progress: stores.shipper },
+            heartbeats: stores.heartbeats,
+            clock,
+            logger: workerLogger,
+          },
+        }
+      : {}),
     rngHeads: {
       rng: stores.rng,
       chains: rngChains,
@@ -372,7 +427,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const readiness = new ReadinessChecks()
     .add('redis', redisCheck(stores.heartbeats))
     .add('rpc', rpcCheck(rpc))
-    .add('clickhouse', notConfigured('ClickHouse is not part of this build yet (the analytics routes add it)'))
+    .add('clickhouse', clickhouseCheck(analytics))
     .add('indexer', heartbeatCheck(stores.heartbeats, 'indexer', clock))
     .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock));
 
@@ -398,17 +453,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     lifecycle,
     tail,
     player: { ledger: stores.ledger, withdrawals: stores.withdrawals, links, rpc, setup, tail, aliasOf },
-    house: {
-      ledger: stores.ledger,
-      lp: stores.lp,
-      rpc,
-      setup,
-      vaultTokenAccount: setup.vaultTokenAccount,
-      lpMint: setup.lpMint,
-      limits,
-      clock,
-      startedAtMs,
-    },
+    house: houseDeps,
     withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock },
     topUps,
     worker,
@@ -417,7 +462,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     metrics,
     readiness,
     queueDepths,
-    activitySnapshot: overrides.activitySnapshot ?? noActivitySnapshot,
+    activitySnapshot: overrides.activitySnapshot ?? ((game) => analytics.activity({ game })),
+    analyticsEngine,
+    analytics,
     close,
   };
 }
@@ -482,6 +529,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     activityStream: activityStreamOf(w),
     agentKeys: w.agentKeys,
     agents: w.agents,
+    analytics: w.analytics,
     ops: {
       readiness: w.readiness,
       metrics: w.metrics,

@@ -11,17 +11,16 @@
  * - On first start against an empty ClickHouse it ships the whole stream.
  * @module
  */
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { EngineError, bigIntOf, type AnalyticsEngine } from '../analytics/engine.ts';
 import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from '../analytics/journal-rows.ts';
 import { compactAggregates, pruneTopWagers, reconcile } from '../analytics/reconcile.ts';
 import { sql } from '../analytics/sql.ts';
+import type { BlockingStreamReader, JournalStream, StreamEntry } from '../store/analytics.ts';
 
 export interface ShipperDeps {
-  redis: Redis;
-  /** The journal stream key (`<prefix>:journal`). */
-  streamKey: string;
+  /** The journal stream in Redis. */
+  stream: JournalStream;
   engine: AnalyticsEngine;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /**
@@ -55,7 +54,7 @@ export interface Checkpoint {
   id: string;
 }
 
-type Entry = [id: string, fields: string[]];
+type Entry = StreamEntry;
 
 export class JournalShipper {
   private readonly deps: Required<Omit<ShipperDeps, 'retry'>> & { retry: { minMs: number; maxMs: number } };
@@ -65,7 +64,7 @@ export class JournalShipper {
   private recovered = false;
   private loop: Promise<void> | null = null;
   private stopping = false;
-  private reader: Redis | null = null;
+  private reader: BlockingStreamReader | null = null;
   private wake: (() => void) | null = null;
   private waiters: { seq: number; resolve: () => void }[] = [];
   private prunedDay = -1;
@@ -91,15 +90,14 @@ export class JournalShipper {
   start(): void {
     if (this.loop) return;
     this.stopping = false;
-    // XREAD BLOCK holds its connection, so the shipper reads on one of its own.
-    this.reader = this.deps.redis.duplicate();
+    this.reader = this.deps.stream.blockingReader();
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
-    this.reader?.disconnect();
+    this.reader?.close();
     await this.loop;
     this.loop = null;
     this.reader = null;
@@ -121,7 +119,7 @@ export class JournalShipper {
     let shipped = 0;
     try {
       for (;;) {
-        const entries = (await this.deps.redis.xrange(this.deps.streamKey, `(${this.cursor}`, '+', 'COUNT', this.deps.batchSize)) as Entry[];
+        const entries = await this.deps.stream.range(this.cursor, this.deps.batchSize);
         if (entries.length === 0) return shipped;
         shipped += await this.shipEntries(entries);
       }
@@ -142,7 +140,7 @@ export class JournalShipper {
     const cp = await this.readCheckpoint();
     if (!cp) return 0;
     const minId = keepFromId && compareIds(keepFromId, cp.id) < 0 ? keepFromId : cp.id;
-    return Number(await this.deps.redis.xtrim(this.deps.streamKey, 'MINID', minId));
+    return this.deps.stream.trimBelow(minId);
   }
 
   /**
@@ -203,11 +201,7 @@ export class JournalShipper {
   }
 
   private async read(): Promise<Entry[]> {
-    const reader = this.reader as Redis;
-    const reply = (await reader.xread('COUNT', this.deps.batchSize, 'BLOCK', this.deps.blockMs, 'STREAMS', this.deps.streamKey, this.cursor)) as
-      | [string, Entry[]][]
-      | null;
-    return reply?.[0]?.[1] ?? [];
+    return (this.reader as BlockingStreamReader).read(this.cursor, this.deps.batchSize, this.deps.blockMs);
   }
 
   private async shipEntries(entries: Entry[]): Promise<number> {

@@ -6,6 +6,7 @@ import { closeIdleTickets, settleDueBets, type DeadlineDeps } from './deadlines.
 import { startKeeper, type KeeperHandle, type KeeperQueueDeps, type KeeperQueueOptions } from './keeper-queue.ts';
 import { ensureRngChains, type RngHeadDeps } from './rng-heads.ts';
 import type { HeartbeatStore } from '../store/heartbeats.ts';
+import { startAnalyticsWorker, type AnalyticsWorker, type AnalyticsWorkerDeps } from './analytics.ts';
 
 export interface WorkerDeps {
   rngHeads: RngHeadDeps;
@@ -15,6 +16,8 @@ export interface WorkerDeps {
   logger: Logger;
   /** Where each scheduler pass is recorded, so API processes see the worker alive. */
   heartbeats?: HeartbeatStore;
+  /** Shipping the journal to ClickHouse and archiving receipts and manifests (one worker process at a time). */
+  analytics?: AnalyticsWorkerDeps;
 }
 
 export interface WorkerOptions extends AnchoringOptions {
@@ -26,6 +29,7 @@ const DEADLINE_PASS_MS = 1_000;
 export interface WorkerHandle {
   anchoring: AnchoringHandle;
   keeper: KeeperHandle;
+  analytics: AnalyticsWorker | null;
   stop(): Promise<void>;
 }
 
@@ -54,6 +58,8 @@ export async function startWorker(deps: WorkerDeps, options: WorkerOptions = {})
   await ensureRngChains(deps.rngHeads);
   const anchoring = await startAnchoring(deps.anchoring, options);
   const keeper = await startKeeper(deps.keeper, options.keeper);
+  // Started in the background: ClickHouse being down never holds up or fails the start.
+  const analytics = deps.analytics ? startAnalyticsWorker(deps.analytics) : null;
   let passes = 0;
   // The deadline pass is the worker's heartbeat: it runs every second whatever else is queued.
   const deadlinePass = async () => {
@@ -78,10 +84,12 @@ export async function startWorker(deps: WorkerDeps, options: WorkerOptions = {})
     every(DEADLINE_PASS_MS, deadlinePass, (err) => log.warn({ err }, 'deadlines: pass failed')),
     () => anchoring.stop(),
     () => keeper.stop(),
+    async () => analytics?.stop(),
   ];
   return {
     anchoring,
     keeper,
+    analytics,
     async stop() {
       await Promise.all(stops.map((s) => s()));
     },

@@ -28,6 +28,7 @@ import transparencyRoutes from './routes/transparency.ts';
 import agentKeyRoutes from './routes/agent-key.ts';
 import mcpRoutes from './mcp/route.ts';
 import activityStreamRoutes from './routes/activity-stream.ts';
+import analyticsRoutes from './routes/analytics.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 import { forDocument } from '../schemas/common.ts';
@@ -36,8 +37,9 @@ const API_DESCRIPTION = `The public API of the service (the contract in api-cont
 
 **Trying it out.** Every route shows an example that is valid for its schema, so "Try it out" with it gets a real answer
 from this service, never a validation error:
-- Public routes (wallet, config, house, receipts, bet log, journal, trust root) answer with data, or with a meaningful
-  404 (RECEIPT_NOT_FOUND, NOT_FOUND) when the example names a play of another deployment. The verifiers' reads (the
+- Public routes (wallet, config, house, receipts, bet log, journal, trust root, activity, rankings, stats) answer with
+  data, or with a meaningful 404 (RECEIPT_NOT_FOUND, NOT_FOUND) when the example names a play of another deployment;
+  analytics answer 503 SERVICE_UNAVAILABLE while ClickHouse cannot (play goes on meanwhile). The verifiers' reads (the
   checkpoint, tiles, receipt bundles) answer NOT_FOUND until this deployment has anchored that much of its log; the
   checkpoint is \`text/plain\` (a C2SP signed note) and tiles are \`application/octet-stream\`.
 - Routes marked with a lock need a bearer token: GET /api/wallet/challenge for your wallet, sign its \`message\` with the
@@ -151,6 +153,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(agentKeyRoutes);
       await api.register(mcpRoutes);
       await api.register(activityStreamRoutes);
+      await api.register(analyticsRoutes);
     },
     { prefix: '/api' },
   );

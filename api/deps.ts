@@ -26,6 +26,7 @@ import type { ProcessMetrics } from '../config/metrics.ts';
 import type { Registry } from 'prom-client';
 import type { ReadinessChecks } from './readiness.ts';
 import type { ActivityStream } from '../analytics/activity-stream.ts';
+import type { AnalyticsReader } from '../analytics/reader.ts';
 
 /** The chain objects and operator public keys clients and verifiers start from. */
 export interface ChainInfo {
@@ -79,4 +80,6 @@ export interface ApiDeps {
   /** localnet only: the dev faucet. */
   faucet: { key: OperatorKey; rpc: SolanaRpc; setup: ChainSetup } | null;
   ops: OpsDeps;
+  /** Activity, rankings and stats (the SSE snapshot reads `analytics.activity` too). */
+  analytics: AnalyticsReader;
 }

@@ -6,6 +6,7 @@
  */
 import type { SolanaRpc } from '../chain/rpc.ts';
 import type { HeartbeatRole, HeartbeatStore } from '../store/heartbeats.ts';
+import type { AnalyticsReader } from '../analytics/reader.ts';
 
 export interface CheckResult {
   status: 'ok' | 'failing' | 'not_configured';
@@ -106,4 +107,26 @@ export const heartbeatCheck =
     if (ageMs > limit) return { status: 'failing', ageMs, reason: `the ${role} last reported ${Math.round(ageMs / 1000)} s ago (limit ${limit / 1000} s)` };
     if (beat.fields.lastPassOk === '0') return { status: 'ok', ageMs, reason: `the ${role} is alive, but its last pass failed (see its log)` };
     return { status: 'ok', ageMs };
+  };
+
+/**
+ * ClickHouse (or, for an API process beside a chDB owner, the owner) answers a trivial query. An engine that cannot
+ * answer is reported with its reason but does not make the process unready: play goes on without it (design §8),
+ * and only the analytics routes answer SERVICE_UNAVAILABLE meanwhile.
+ */
+export const clickhouseCheck =
+  (analytics: Pick<AnalyticsReader, 'ping'>): Check =>
+  async () => {
+    const started = performance.now();
+    try {
+      await analytics.ping();
+    } catch (err) {
+      const cause = (err as { cause?: unknown }).cause;
+      return {
+        status: 'ok',
+        latencyMs: since(started),
+        reason: `ClickHouse cannot answer (${reasonOf(cause ?? err)}): analytics answer SERVICE_UNAVAILABLE until it is back; play goes on`,
+      };
+    }
+    return { status: 'ok', latencyMs: since(started) };
   };

@@ -1,5 +1,8 @@
 // Analytics benchmark on chDB: load 1M then 10M plays through the shipper's insert path (Zipf players, both games and
-// sources, a year of time), time rankings / stats / activity at each size, and report ingestion rate, loop delay and peak RSS.
+// sources, a year of time), time rankings / stats / activity at each size — in process, and over HTTP through a real
+// Fastify API process that asks this (owner) process over IPC, as `npm start` runs it — and report ingestion rate,
+// loop delay (the owner's and the API's) and peak RSS.
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +14,8 @@ import { migrate } from '../analytics/migrations.ts';
 import { compactAggregates, pruneTopWagers } from '../analytics/reconcile.ts';
 import { GAMES, METRICS, PERIODS, SOURCES } from '../analytics/params.ts';
 import { activity, rankings, stats } from '../analytics/queries.ts';
+import { serveAnalytics, type IpcHub } from '../analytics/cluster-ipc.ts';
+import { EngineReader } from '../analytics/reader.ts';
 import { insertJournalBatch } from '../anchor-worker/shipper.ts';
 import { toBase58 } from '../protocol/encoding.ts';
 
@@ -112,12 +117,66 @@ async function timeAll(calls: (() => Promise<unknown>)[], rounds: number): Promi
   return { p50: round(percentile(samples, 50)), p99: round(percentile(samples, 99)), cpu: round((cpu.user + cpu.system) / 1000 / samples.length) };
 }
 
+interface ApiProcess {
+  child: ChildProcess;
+  base: string;
+  /** Starts measuring the API process's event-loop delay; the returned function stops and reads it. */
+  measure(): () => Promise<{ maxMs: number; p99Ms: number; peakRssMb: number }>;
+  stop(): Promise<void>;
+}
+
+/** Forks the API process and answers its analytics questions from `reader` (uncached: every request queries). */
+async function startApiProcess(reader: EngineReader): Promise<ApiProcess> {
+  const child = fork(path.join(import.meta.dirname, 'analytics-api.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const hub: IpcHub = {
+    on: (_event, listener) => child.on('message', (m) => listener(child as never, m)),
+    off: () => child.removeAllListeners('message'),
+  };
+  serveAnalytics(hub, reader);
+  const base = await new Promise<string>((resolve, reject) => {
+    child.on('message', (m: { type?: string; address?: string }) => m?.type === 'bench:ready' && resolve(m.address as string));
+    child.once('exit', (code) => reject(new Error(`analytics API process exited ${code}`)));
+  });
+  return {
+    child,
+    base,
+    measure() {
+      child.send({ type: 'bench:loop:start' });
+      return () =>
+        new Promise((resolve) => {
+          const onMessage = (m: { type?: string; maxMs: number; p99Ms: number; peakRssMb: number }) => {
+            if (m?.type !== 'bench:loop') return;
+            child.off('message', onMessage);
+            resolve(m);
+          };
+          child.on('message', onMessage);
+          child.send({ type: 'bench:loop:stop' });
+        });
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** GETs `url` and fails on anything but a 200. */
+async function getOk(url: string): Promise<void> {
+  const res = await fetch(url);
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${body.slice(0, 300)}`);
+}
+
 export async function benchAnalytics(): Promise<Record<string, number>> {
   const threads = Number(process.env.BENCH_ANALYTICS_THREADS ?? 1);
   // BENCH_ANALYTICS_KEEP=<dir> keeps the loaded data there, to look into afterwards.
   const keep = process.env.BENCH_ANALYTICS_KEEP;
   const dir = keep ?? mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-analytics-'));
   const engine = await openChdbEngine({ dataDir: dir, maxThreads: threads });
+  // cacheMs 0: every HTTP request reaches chDB (the service shares one answer per query per second; that would time the cache).
+  const reader = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL, cacheMs: 0 });
+  const api = await startApiProcess(reader);
   const figures: Record<string, number> = {};
   const total = Math.max(...SIZES);
   const r = rng(2027);
@@ -156,6 +215,37 @@ export async function benchAnalytics(): Promise<Record<string, number>> {
       );
       delay.disable();
       const n = label(size);
+
+      // The same reads over HTTP: client → API process (Fastify) → IPC → this process's chDB → back.
+      const url = (p: string) => `${api.base}/api${p}`;
+      const readApiLoop = api.measure();
+      const ownerDelay = monitorEventLoopDelay({ resolution: 5 });
+      ownerDelay.enable();
+      const httpRank = await timeAll(
+        GAMES.flatMap((game) =>
+          SOURCES.flatMap((source) => METRICS.map((metric) => () => getOk(url(`/rankings?game=${game}&source=${source}&metric=${metric}`)))),
+        ),
+        8,
+      );
+      const httpStat = await timeAll(
+        GAMES.flatMap((game) => PERIODS.map((period) => () => getOk(url(`/stats?game=${game}&period=${period}`)))),
+        40,
+      );
+      ownerDelay.disable();
+      const apiLoop = await readApiLoop();
+      Object.assign(figures, {
+        [`http.rankingsP50Ms.${n}`]: httpRank.p50,
+        [`http.rankingsP99Ms.${n}`]: httpRank.p99,
+        [`http.statsP50Ms.${n}`]: httpStat.p50,
+        [`http.statsP99Ms.${n}`]: httpStat.p99,
+        [`http.apiLoopDelayMaxMs.${n}`]: round(apiLoop.maxMs),
+        [`http.apiLoopDelayP99Ms.${n}`]: round(apiLoop.p99Ms),
+        [`http.ownerLoopDelayMaxMs.${n}`]: round(ownerDelay.max / 1e6),
+        'http.apiPeakRssMb': Math.round(apiLoop.peakRssMb),
+      });
+      console.error(
+        `bench analytics: ${n} over HTTP: rankings ${httpRank.p50}/${httpRank.p99} ms, stats ${httpStat.p50}/${httpStat.p99} ms (p50/p99); API loop delay max ${round(apiLoop.maxMs)} ms (p99 ${round(apiLoop.p99Ms)}), owner loop max ${round(ownerDelay.max / 1e6)} ms`,
+      );
       Object.assign(figures, {
         [`query.rankingsP50Ms.${n}`]: rank.p50,
         [`query.rankingsP99Ms.${n}`]: rank.p99,
@@ -179,6 +269,7 @@ export async function benchAnalytics(): Promise<Record<string, number>> {
     figures['analytics.peakRssMb'] = Math.round(process.resourceUsage().maxRSS / 1024);
     figures['analytics.maxThreads'] = threads;
   } finally {
+    await api.stop();
     await engine.close();
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }

@@ -24,6 +24,7 @@ import { replyLossRound } from './rounds/reply-loss.ts';
 import { ReplyLossProxy } from './redis-proxy.ts';
 import { slowClientsRound } from './rounds/slow-clients.ts';
 import { runVerifier } from './verifier.ts';
+import { startClickHouse } from '../test/helpers/clickhouse.ts';
 
 export interface RunOptions {
   profile: Profile;
@@ -128,6 +129,10 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
   await redis.start();
   const proxy = new ReplyLossProxy(() => redis.port);
   await proxy.start();
+  // The API-only host is a role alone, which needs a ClickHouse server (chDB belongs to the main process); started now
+  // so that host starts as soon as it is asked to. Nothing here reads its analytics.
+  const clickhouse = startClickHouse();
+  clickhouse.catch(() => undefined);
   const prefix = `chaos-${seed.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`;
   const env = serviceEnv(profile, { api: await freePort(), rpc: await freePort() }, redis.url, path.join(workDir, 'data'), prefix);
   const service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers: 2 });
@@ -151,12 +156,13 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     return p;
   };
   let fuzzing = false;
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: (() => Promise<void>)[] = [async () => (await clickhouse.catch(() => null))?.cleanup()];
   const startApiOnly = async (main: ServiceProcess, mainEnv: Record<string, string>, dir: string): Promise<ServiceProcess> => {
     const config = (await (await fetch(`${main.api}/protocol/v1/config`)).json()) as { usdcMint: string; lpMint: string };
     const proc = new ServiceProcess({
       env: {
         ...mainEnv,
+        CLICKHOUSE_URL: `${(await clickhouse).url}/chaos`,
         PORT: String(await freePort()),
         DATA_DIR: path.join(dir, 'api-only'),
         REDIS_URL: proxy.url,

@@ -55,6 +55,13 @@ export const ConfigSchema = Type.Object({
   SOLANA_RPC_URL: Url('Solana RPC; unset runs the embedded localnet'),
   PUBLIC_RPC_URL: Url('RPC URL published to clients in /config; defaults to the RPC in use'),
   LOCALNET_PORT: Int(0, 65535, 8899, 'Port of the embedded localnet RPC'),
+  CLICKHOUSE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/]+(/[A-Za-z_][A-Za-z0-9_]*)?/?$',
+      accepted: 'an http(s) URL such as http://user:password@host:8123/database',
+      description: 'ClickHouse server for analytics; unset runs chDB in-process under DATA_DIR/chdb (only when every role runs in one process)',
+    }),
+  ),
   CLUSTER: Type.Optional(
     OneOf(['localnet', 'devnet', 'testnet', 'mainnet-beta'], undefined, 'Solana cluster; localnet without SOLANA_RPC_URL, else mainnet-beta'),
   ),
@@ -184,6 +191,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     for (const name of ['USDC_MINT', 'LP_MINT', 'KEYS_DIR'] as const) {
       if (!parsed[name]) throw new ConfigError(`${name} is required when SOLANA_RPC_URL is set`);
     }
+  }
+  // The embedded chain and chDB each belong to one process: roles spread over processes need real servers.
+  if (localnet && roles.length < ROLES.length) {
+    throw new ConfigError('SOLANA_RPC_URL is required when roles run as separate processes (the embedded localnet runs only with every role)');
+  }
+  if (!parsed.CLICKHOUSE_URL && roles.length < ROLES.length) {
+    throw new ConfigError(
+      'CLICKHOUSE_URL is required when roles run as separate processes: without it analytics run in chDB under DATA_DIR/chdb, which only one process can open',
+    );
   }
   const dataDir = path.resolve(parsed.DATA_DIR);
   const positive = (name: 'AGENT_MAX_BET' | 'AGENT_MAX_WAGERED') => {

@@ -1,6 +1,6 @@
 // GET /api/activity/stream: its query and headers, and the Server-Sent Events it sends (design §8 shapes).
 import { Type } from 'typebox';
-import { Amount, Timestamp } from './common.ts';
+import { ActivityResponse as Activity, Play } from './analytics.ts';
 
 const Game = Type.Union([Type.Literal('all'), Type.Literal('dice'), Type.Literal('sweeper')], {
   description: 'which plays to stream: all, dice or sweeper (default all)',
@@ -27,72 +27,6 @@ export const StreamHeaders = Type.Object({
     }),
   ),
 });
-
-const Player = Type.String({ description: 'public alias of the player (never a wallet address)' });
-
-export const Play = Type.Object(
-  {
-    receiptId: Type.String({ description: 'the receipt of the play (GET /api/receipts/{id})' }),
-    game: Type.String({ description: 'dice or sweeper' }),
-    player: Player,
-    source: Type.String({ description: 'api or mcp: where the play came from' }),
-    betAmount: { ...Amount, description: 'the stake, USDC' },
-    payout: { ...Amount, description: 'paid to the player, USDC' },
-    profit: { ...Amount, description: "payout − betAmount, the player's, USDC" },
-    won: Type.Boolean({ description: 'whether the play won' }),
-    settledAt: { ...Timestamp, description: 'when the play settled' },
-  },
-  { description: 'a settled play' },
-);
-
-const Totals = Type.Object(
-  {
-    plays: Type.Integer({ description: 'settled plays' }),
-    wagered: { ...Amount, description: 'sum of stakes, USDC' },
-    paidOut: { ...Amount, description: 'sum of payouts, USDC' },
-    houseNet: { ...Amount, description: 'wagered − paidOut, USDC' },
-  },
-  { description: 'all-time totals of the game' },
-);
-
-const Actor = Type.Object(
-  {
-    rank: Type.Integer({ description: '1 for the first' }),
-    player: Player,
-    plays: Type.Integer({ description: 'settled plays' }),
-    wagered: { ...Amount, description: 'sum of stakes, USDC' },
-    paidOut: { ...Amount, description: 'sum of payouts, USDC' },
-    profit: { ...Amount, description: "paidOut − wagered, the player's, USDC" },
-    roi: Type.Number({ description: 'profit / wagered, a fraction' }),
-    winRate: Type.Number({ description: 'wins / plays, a fraction' }),
-  },
-  { description: 'a player and their totals' },
-);
-
-const PublicEvent = Type.Object(
-  {
-    id: Type.String({ description: 'journal stream id' }),
-    seq: Type.Integer({ description: 'journal sequence number' }),
-    type: Type.String({ description: 'event type' }),
-    at: { ...Timestamp, description: 'when it happened' },
-    data: Type.Object({}, { additionalProperties: true, description: 'the journaled event, as GET /api/protocol/v1/journal/events shows it' }),
-  },
-  { description: 'a public journal event' },
-);
-
-export const Activity = Type.Object(
-  {
-    generatedAt: { ...Timestamp, description: 'when the snapshot was read' },
-    game: Game,
-    latestPlays: Type.Array(Play, { description: 'the newest plays, newest first' }),
-    latestEvents: Type.Array(PublicEvent, { description: 'the newest journal events of the game, newest first' }),
-    topWagers: Type.Array(Play, { description: 'the largest bets of the last 24 h, largest first' }),
-    topActors: Type.Array(Actor, { description: 'the top 5 players by wagered over the last 24 h' }),
-    totals: Totals,
-    bankroll: Type.Object({ totalValue: { ...Amount, description: 'the house NAV, USDC' } }, { description: 'the house bankroll' }),
-  },
-  { description: 'the activity of GET /api/activity' },
-);
 
 const EXAMPLE_PLAY = {
   receiptId: 'dice_f565e4c7b498b86e4ccd13bab2fbea0d',

@@ -109,6 +109,14 @@ export class ManifestStore {
     return raw ? (JSON.parse(raw) as ManifestRecord) : null;
   }
 
+  /** Up to `limit` manifests whose range starts after `afterSeq`, oldest first. */
+  async recordsAfterSeq(afterSeq: number, limit: number): Promise<ManifestRecord[]> {
+    const hashes = await this.redis.zrangebyscore(this.keys.manifestsBySeq(), `(${afterSeq}`, '+inf', 'LIMIT', 0, limit);
+    if (hashes.length === 0) return [];
+    const raw = await this.redis.hmget(this.keys.manifests(), ...hashes);
+    return raw.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as ManifestRecord);
+  }
+
   async latest(): Promise<ManifestRecord | null> {
     const { latest } = await this.state();
     return latest ? this.get(latest) : null;

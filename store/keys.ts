@@ -62,6 +62,10 @@ export class Keys {
   checkpoint = (address: string) => `${this.prefix}:chain:checkpoint:${address}`;
   readonly indexerLease = () => `${this.prefix}:indexer:leader`;
   /** Pub/sub: `{"seq":<journal seq of the settle event>,"play":<public play>}` per settled play (settle_turn.lua). */
+  /** The one analytics shipper among the worker processes holds this lease. */
+  readonly shipperLease = () => `${this.prefix}:analytics:shipper`;
+  /** How far receipts and manifests were copied into the ClickHouse archive (bet-log sizes, journal seq). */
+  readonly archiveProgress = () => `${this.prefix}:analytics:archive`;
   readonly playsChannel = () => `${this.prefix}:plays`;
   readonly meta = () => `${this.prefix}:meta`;
   heartbeat = (role: string) => `${this.prefix}:heartbeat:${role}`;

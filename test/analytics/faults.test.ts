@@ -10,6 +10,7 @@ import type { SqlValue } from '../../analytics/sql.ts';
 import type { TableName } from '../../analytics/tables.ts';
 import { VIEWS } from '../../analytics/tables.ts';
 import { JournalShipper } from '../../anchor-worker/shipper.ts';
+import { JournalStream } from '../../store/analytics.ts';
 import { createRedis } from '../../store/redis.ts';
 import { ENGINE_KINDS, engineEnv } from './engines.ts';
 import { Journal, count, expectConsistent, modelActivity, playEntry, recentPlays, type FixturePlay, type JournalEntry } from './fixture.ts';
@@ -111,8 +112,7 @@ describe.each(ENGINE_KINDS)('shipping faults on %s', (kind) => {
     };
     const shipper = (logger = countingLogger().logger, batchSize = 40) => {
       const s = new JournalShipper({
-        redis,
-        streamKey: journal.streamKey,
+        stream: new JournalStream(redis, journal.streamKey),
         engine,
         logger,
         batchSize,

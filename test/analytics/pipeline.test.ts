@@ -8,6 +8,7 @@ import { AnalyticsRequestError, GAMES, METRICS, PERIODS, SOURCES } from '../../a
 import { activity, rankings, stats } from '../../analytics/queries.ts';
 import { literal } from '../../analytics/sql.ts';
 import { JournalShipper } from '../../anchor-worker/shipper.ts';
+import { JournalStream } from '../../store/analytics.ts';
 import { createRedis } from '../../store/redis.ts';
 import { ENGINE_KINDS, engineEnv } from './engines.ts';
 import {
@@ -154,8 +155,7 @@ describe.each(ENGINE_KINDS)('analytics on %s', (kind) => {
   const newShipper = (journal: Journal, engine: AnalyticsEngine, batchSize = 300) => {
     // Compacting after every batch here (the fault tests never compact): every answer is checked on both.
     const s = new JournalShipper({
-      redis,
-      streamKey: journal.streamKey,
+      stream: new JournalStream(redis, journal.streamKey),
       engine,
       logger: silent,
       batchSize,

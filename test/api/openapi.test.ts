@@ -7,13 +7,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { openChdbEngine } from '../../analytics/chdb-engine.ts';
-import type { AnalyticsEngine } from '../../analytics/engine.ts';
-import { migrate } from '../../analytics/migrations.ts';
-import { activity } from '../../analytics/queries.ts';
 
 type Schema = Record<string, any>;
 interface Operation {
@@ -23,20 +16,12 @@ interface Operation {
 }
 
 let svc: TestService;
-let engine: AnalyticsEngine;
-let chdbDir: string;
 let doc: Schema;
 let ops: Operation[];
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 
 beforeAll(async () => {
-  chdbDir = mkdtempSync(path.join(os.tmpdir(), 'pfws-openapi-chdb-'));
-  engine = await openChdbEngine({ dataDir: chdbDir });
-  await migrate(engine);
-  // The activity stream's snapshot from a real (empty) analytics engine.
-  svc = await startTestService({ ANCHOR_MAX_DELAY_MS: '200', MANIFEST_MAX_DELAY_MS: '200' }, undefined, undefined, {
-    activitySnapshot: (game) => activity(engine, { game, now: new Date(), bankroll: { totalValue: 0 } }),
-  });
+  svc = await startTestService({ ANCHOR_MAX_DELAY_MS: '200', MANIFEST_MAX_DELAY_MS: '200' });
   doc = (await http('GET', `${svc.api}/docs/openapi.json`)).body;
   ops = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
@@ -44,8 +29,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await svc?.cleanup();
-  await engine?.close();
-  if (chdbDir) rmSync(chdbDir, { recursive: true, force: true });
 });
 
 const name = (o: Operation) => `${o.method} ${o.path}`;
@@ -296,6 +279,9 @@ describe('"Try it out" with the shown examples', () => {
       'GET /api/protocol/v1/bet-log/commits',
       'GET /api/protocol/v1/journal/events',
       'GET /api/protocol/v1/trust-root',
+      'GET /api/activity',
+      'GET /api/rankings',
+      'GET /api/stats',
     ]) {
       expect(statuses[route], route).toBe(200);
     }
@@ -440,6 +426,12 @@ describe('real responses', () => {
     const bundle = await raw('GET', `/protocol/v1/bet-log/receipts/000.p/${width}`, { route: '/api/protocol/v1/bet-log/receipts/{*}' });
     expect(bundle.body.receipts.map((r: { id: string }) => r.id)).toContain(`sweeper_${idleId}`);
     await raw('GET', `/protocol/v1/session-keys/by-bet/${dice.reveal.betPayloadHash}`, { route: '/api/protocol/v1/session-keys/by-bet/{betPayloadHash}' });
+
+    // Public analytics once the plays are shipped: activity, rankings and stats of every element shape.
+    await until('the plays in analytics', async () => (await player.get('/activity?limit=100')).body.latestPlays?.length >= 3);
+    await get('/activity?limit=100');
+    await get('/rankings?metric=wagered');
+    await get('/stats?period=year');
 
     const problems: string[] = [];
     for (const [route, answer] of responses) {

@@ -2,9 +2,6 @@
 // settle event; clients get a snapshot, then the plays of their game, resume with Last-Event-ID, and are fanned
 // out to by one Redis subscription per API instance; a client that stops reading is dropped, the others go on.
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,10 +11,6 @@ import { openSse, stalledClient, type SseClient } from '../helpers/sse.ts';
 import { createRedis, type Redis } from '../../store/redis.ts';
 import { journalRowOf } from '../../analytics/journal-rows.ts';
 import { playOfJournalRow, playOfSettleEvent } from '../../analytics/shapes.ts';
-import { openChdbEngine } from '../../analytics/chdb-engine.ts';
-import type { AnalyticsEngine } from '../../analytics/engine.ts';
-import { migrate } from '../../analytics/migrations.ts';
-import { activity } from '../../analytics/queries.ts';
 import { PfwsError } from '../../protocol/errors.ts';
 import { buildApp } from '../../api/app.ts';
 import { apiDepsOf } from '../../wiring.ts';
@@ -28,28 +21,18 @@ const REPLAY_MAX = 200;
 
 let svc: TestService;
 let player: Player;
-let engine: AnalyticsEngine;
-let chdbDir: string;
 /** A second API instance in this process, on the same Redis prefix, with its own stream and subscriber. */
 let second: FastifyInstance;
 let secondUrl: string;
 const clients: SseClient[] = [];
 
 beforeAll(async () => {
-  chdbDir = mkdtempSync(path.join(os.tmpdir(), 'pfws-sse-chdb-'));
-  engine = await openChdbEngine({ dataDir: chdbDir });
-  await migrate(engine);
-  svc = await startTestService(
-    {
-      SSE_KEEPALIVE_MS: String(KEEPALIVE_MS),
-      SSE_CLIENT_BUFFER_BYTES: String(BUFFER_BYTES),
-      SSE_REPLAY_MAX_EVENTS: String(REPLAY_MAX),
-      RATE_LIMIT_MAX: '1000000',
-    },
-    undefined,
-    undefined,
-    { activitySnapshot: (game) => activity(engine, { game, now: new Date(), bankroll: { totalValue: 0 } }) },
-  );
+  svc = await startTestService({
+    SSE_KEEPALIVE_MS: String(KEEPALIVE_MS),
+    SSE_CLIENT_BUFFER_BYTES: String(BUFFER_BYTES),
+    SSE_REPLAY_MAX_EVENTS: String(REPLAY_MAX),
+    RATE_LIMIT_MAX: '1000000',
+  });
   player = await new Player(svc.api, svc.rpcUrl).onboard(50);
   second = await buildApp(apiDepsOf(svc.wiring));
   secondUrl = `${await second.listen({ port: 0, host: '127.0.0.1' })}/api`;
@@ -58,8 +41,6 @@ afterAll(async () => {
   for (const c of clients) c.close();
   await second?.close();
   await svc?.cleanup();
-  await engine?.close();
-  if (chdbDir) rmSync(chdbDir, { recursive: true, force: true });
 });
 
 /** Opens a stream and keeps it for cleanup. */

@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseRoles } from '../../config/env.ts';
 import { createRedis } from '../../store/redis.ts';
+import { startClickHouse, type ClickHouseServer } from '../helpers/clickhouse.ts';
+import { Player } from '../helpers/player.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -70,7 +72,10 @@ const tempDir = () => {
 };
 const prefix = `test-${randomBytes(6).toString('hex')}`;
 
+let clickhouse: ClickHouseServer | null = null;
+
 afterAll(async () => {
+  await clickhouse?.cleanup();
   for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -91,6 +96,7 @@ describe('config', () => {
       [{ SOLANA_RPC_URL: 'https://rpc.example' }, /USDC_MINT is required/],
       [{ SOLANA_RPC_URL: 'https://rpc.example', USDC_MINT: 'not-base58!' }, /USDC_MINT/],
       [{ TRUST_PROXY: 'yes please' }, /TRUST_PROXY="yes please"/],
+      [{ CLICKHOUSE_URL: 'clickhouse.internal:8123' }, /CLICKHOUSE_URL="clickhouse.internal:8123": expected an http\(s\) URL/],
     ];
     for (const [env, message] of cases) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
@@ -113,6 +119,22 @@ describe('config', () => {
     const keys = { USDC_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', LP_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', KEYS_DIR: '/keys' };
     expect(loadConfig({ SOLANA_RPC_URL: 'https://rpc.example', ...keys }).INDEXER_COMMITMENT).toBe('finalized');
     expect(loadConfig({ SOLANA_RPC_URL: 'https://rpc.example', INDEXER_COMMITMENT: 'confirmed', ...keys }).INDEXER_COMMITMENT).toBe('confirmed');
+  });
+
+  it('roles in separate processes need a ClickHouse server: chDB belongs to one process', () => {
+    const remote = {
+      SOLANA_RPC_URL: 'https://rpc.example',
+      USDC_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+      LP_MINT: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+      KEYS_DIR: '/keys',
+    };
+    for (const roles of [['--role', 'api'], ['--role=worker'], ['--role', 'api,worker']]) {
+      expect(() => loadConfig(remote, roles), roles.join(' ')).toThrow(ConfigError);
+      expect(() => loadConfig(remote, roles), roles.join(' ')).toThrow(/^CLICKHOUSE_URL is required when roles run as separate processes/);
+      expect(loadConfig({ ...remote, CLICKHOUSE_URL: 'http://ch:8123/pfws' }, roles).CLICKHOUSE_URL).toBe('http://ch:8123/pfws');
+    }
+    // Every role in one process may keep chDB.
+    expect(loadConfig(remote).CLICKHOUSE_URL).toBeUndefined();
   });
 
   it('reads --role in every spelling and refuses an unknown one', () => {
@@ -148,8 +170,36 @@ describe('processes', () => {
     const config = (await json(`http://127.0.0.1:${port}/api/protocol/v1/config`)).body;
     expect(config.rngChainHead).toMatch(/^[0-9a-f]{64}$/);
 
-    // The roles alone, against the chain and Redis the first process serves, with its operator keys.
+    // Analytics in the all-in-one mode: chDB belongs to the main process (the worker ships into it), and the two API
+    // processes ask it over cluster IPC.
+    const player = await new Player(`http://127.0.0.1:${port}/api`, `http://127.0.0.1:${rpcPort}`).onboard(20);
+    const receipts = [(await player.playDice({ wager: 1 })).reveal.receiptId, (await player.playDice({ wager: 2 })).reveal.receiptId];
+    const alias = (await player.get('/protocol/v1/player/status')).body.alias;
+    for (let i = 0; i < 60; i++) {
+      const activity = await json(`http://127.0.0.1:${port}/api/activity?limit=5`);
+      const plays = (activity.body.latestPlays ?? []) as { receiptId: string }[];
+      if (activity.status === 200 && plays.length === 2) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // Every API process answers alike (requests are spread over both).
+    for (let i = 0; i < 6; i++) {
+      const activity = await json(`http://127.0.0.1:${port}/api/activity?limit=5`);
+      expect(activity.status, JSON.stringify(activity.body)).toBe(200);
+      expect((activity.body.latestPlays as { receiptId: string }[]).map((p) => p.receiptId)).toEqual([...receipts].reverse());
+      const rankings = await json(`http://127.0.0.1:${port}/api/rankings?metric=wagered`);
+      expect((rankings.body.actors as { player: string; wagered: number }[])[0]).toMatchObject({ player: alias, wagered: 3 });
+      const bad = await json(`http://127.0.0.1:${port}/api/stats?period=decade`);
+      expect((bad.body.error as { code: string }).code).toBe('INVALID_REQUEST');
+    }
+    const ready = await json(`http://127.0.0.1:${port}/ready`);
+    expect(ready.body.checks).toMatchObject({ clickhouse: { status: 'ok' } });
+    expect((ready.body.checks as { clickhouse: { reason?: string } }).clickhouse.reason).toBeUndefined();
+
+    // The roles alone, against the chain and Redis the first process serves, with its operator keys, and a
+    // ClickHouse server (chDB belongs to one process).
+    clickhouse = await startClickHouse();
     const roleEnv = {
+      CLICKHOUSE_URL: `${clickhouse.url}/${prefix.replace(/-/g, '_')}`,
       ...common,
       SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
       CLUSTER: 'localnet',
@@ -171,7 +221,10 @@ describe('processes', () => {
       expect(alone[field], field).toBe(config[field]);
     }
     const [houseAll, houseAlone] = [await json(`http://127.0.0.1:${port}/api/house`), await json(`http://127.0.0.1:${apiPort}/api/house`)];
-    expect(houseAlone).toEqual(houseAll);
+    // The APR annualizes the game result over the time elapsed, which moves between the two reads.
+    const withoutApr = (h: { status: number; body: Record<string, unknown> }) => ({ ...h, body: { house: { ...(h.body.house as object), apr: 0 } } });
+    expect(withoutApr(houseAlone)).toEqual(withoutApr(houseAll));
+    expect((houseAlone.body.house as { apr: number }).apr).toBeCloseTo((houseAll.body.house as { apr: number }).apr, 2);
     // Without the embedded chain there is no faucet.
     expect((await fetch(`http://127.0.0.1:${apiPort}/api/dev/faucet`, { method: 'POST' })).status).toBe(404);
 

@@ -1,0 +1,146 @@
+/**
+ * The analytics reads as the API serves them (design §8): parameters checked first (INVALID_REQUEST), then one
+ * answer per distinct query for about a second, shared by every caller of this process. An engine that cannot
+ * answer is SERVICE_UNAVAILABLE, never an internal error: play goes on without ClickHouse.
+ * @module
+ */
+import { PfwsError } from '../protocol/errors.ts';
+import { EngineError, type AnalyticsEngine } from './engine.ts';
+import { AnalyticsRequestError, parseGame, parseLimit, parseMetric, parsePeriod, parseSource } from './params.ts';
+import type { GameFilter, Metric, Period, SourceFilter } from './params.ts';
+import { activity, rankings, stats, type Activity, type Rankings, type Stats } from './queries.ts';
+import type { Bankroll } from './shapes.ts';
+
+/** Query parameters as they arrive (strings from a URL, or already parsed). */
+export interface ActivityQuery {
+  game?: unknown;
+  limit?: unknown;
+}
+export interface RankingsQuery {
+  game?: unknown;
+  source?: unknown;
+  metric?: unknown;
+}
+export interface StatsQuery {
+  game?: unknown;
+  period?: unknown;
+}
+
+export interface AnalyticsReader {
+  /** @throws {PfwsError} INVALID_REQUEST for a bad parameter, SERVICE_UNAVAILABLE while ClickHouse cannot answer */
+  activity(query: ActivityQuery): Promise<Activity>;
+  /** @throws {PfwsError} INVALID_REQUEST for a bad parameter, SERVICE_UNAVAILABLE while ClickHouse cannot answer */
+  rankings(query: RankingsQuery): Promise<Rankings>;
+  /** @throws {PfwsError} INVALID_REQUEST for a bad parameter, SERVICE_UNAVAILABLE while ClickHouse cannot answer */
+  stats(query: StatsQuery): Promise<Stats>;
+  /** Resolves when the engine answers a trivial query (readiness). */
+  ping(): Promise<void>;
+}
+
+/** The parsed forms: what a cache key and an IPC message carry. */
+export interface ParsedActivity {
+  game: GameFilter;
+  limit: number;
+}
+export interface ParsedRankings {
+  game: GameFilter;
+  source: SourceFilter;
+  metric: Metric;
+}
+export interface ParsedStats {
+  game: GameFilter;
+  period: Period;
+}
+
+/**
+ * Checks parameters against their whitelists.
+ * @throws {PfwsError} INVALID_REQUEST naming the parameter
+ */
+export function parseQuery(kind: 'activity', query: ActivityQuery): ParsedActivity;
+export function parseQuery(kind: 'rankings', query: RankingsQuery): ParsedRankings;
+export function parseQuery(kind: 'stats', query: StatsQuery): ParsedStats;
+export function parseQuery(kind: 'activity' | 'rankings' | 'stats', query: ActivityQuery & RankingsQuery & StatsQuery): object {
+  try {
+    if (kind === 'activity') return { game: parseGame(query.game), limit: parseLimit(query.limit) };
+    if (kind === 'rankings') return { game: parseGame(query.game), source: parseSource(query.source), metric: parseMetric(query.metric) };
+    return { game: parseGame(query.game), period: parsePeriod(query.period) };
+  } catch (err) {
+    if (err instanceof AnalyticsRequestError) {
+      const { param, allowed } = err.details;
+      throw new PfwsError('INVALID_REQUEST', err.message, allowed ? { param, allowed: allowed.join(',') } : { param });
+    }
+    throw err;
+  }
+}
+
+export const unavailable = (cause: unknown): PfwsError =>
+  new PfwsError('SERVICE_UNAVAILABLE', 'Analytics are unavailable right now (ClickHouse cannot answer); play is not affected, retry shortly', undefined, {
+    cause,
+  });
+
+export interface EngineReaderDeps {
+  /** The engine, opened on first use (see `EngineHolder.get`). */
+  engine: () => Promise<AnalyticsEngine>;
+  clock: () => Date;
+  /** The house's total value, as activity and stats show it. */
+  bankroll: () => Promise<Bankroll>;
+  /**
+   * How long one answer serves the same query.
+   * @defaultValue 1000
+   */
+  cacheMs?: number;
+}
+
+/** Reads from an engine this process may query itself (chDB it owns, or a ClickHouse server). */
+export class EngineReader implements AnalyticsReader {
+  private readonly cache = new Map<string, { at: number; value: Promise<unknown> }>();
+  private readonly cacheMs: number;
+
+  constructor(private readonly deps: EngineReaderDeps) {
+    this.cacheMs = deps.cacheMs ?? 1_000;
+  }
+
+  async activity(query: ActivityQuery): Promise<Activity> {
+    const q = parseQuery('activity', query);
+    return this.cached(`activity:${q.game}:${q.limit}`, async (engine, now) => activity(engine, { ...q, now, bankroll: await this.deps.bankroll() }));
+  }
+
+  async rankings(query: RankingsQuery): Promise<Rankings> {
+    const q = parseQuery('rankings', query);
+    return this.cached(`rankings:${q.game}:${q.source}:${q.metric}`, (engine, now) => rankings(engine, { ...q, now }));
+  }
+
+  async stats(query: StatsQuery): Promise<Stats> {
+    const q = parseQuery('stats', query);
+    return this.cached(`stats:${q.game}:${q.period}`, async (engine, now) => stats(engine, { ...q, now, bankroll: await this.deps.bankroll() }));
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await (await this.deps.engine()).query('SELECT 1 AS ok');
+    } catch (err) {
+      throw err instanceof EngineError ? unavailable(err) : err;
+    }
+  }
+
+  /** One computation per key per `cacheMs`, in flight or done; a failure is not kept. */
+  private cached<T>(key: string, compute: (engine: AnalyticsEngine, now: Date) => Promise<T>): Promise<T> {
+    const t = performance.now();
+    const hit = this.cache.get(key);
+    if (hit && t - hit.at < this.cacheMs) return hit.value as Promise<T>;
+    const value = (async () => {
+      try {
+        return await compute(await this.deps.engine(), this.deps.clock());
+      } catch (err) {
+        throw err instanceof EngineError ? unavailable(err) : err;
+      }
+    })();
+    this.cache.set(key, { at: t, value });
+    value.catch(() => {
+      if (this.cache.get(key)?.value === value) this.cache.delete(key);
+    });
+    // Keys are few (whitelisted parameters, limit 1..100), but expired entries still go.
+    if (this.cache.size > 512) for (const [k, v] of this.cache) if (t - v.at >= this.cacheMs) this.cache.delete(k);
+    return value;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The worker's analytics duties (design §8): one worker process at a time — the holder of a Redis lease — migrates
+ * ClickHouse, ships the journal into it, archives receipts and manifests, and beats the `shipper` heartbeat with the
+ * highest seq ClickHouse holds. Nothing here blocks or fails the start: while ClickHouse is down, each pass tries
+ * again and play goes on, its events waiting in the stream.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { EngineHolder } from '../analytics/engine-holder.ts';
+import { migrate } from '../analytics/migrations.ts';
+import type { JournalStream, ShipperStore } from '../store/analytics.ts';
+import type { HeartbeatStore } from '../store/heartbeats.ts';
+import { archivePass, type ArchiverDeps } from './archiver.ts';
+import { JournalShipper, type ShipperDeps } from './shipper.ts';
+
+export interface AnalyticsWorkerDeps {
+  engine: EngineHolder;
+  stream: JournalStream;
+  lease: Pick<ShipperStore, 'acquireLease' | 'renewLease' | 'releaseLease'>;
+  archive: ArchiverDeps;
+  heartbeats: Pick<HeartbeatStore, 'beat'>;
+  clock: () => Date;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /**
+   * How often the lease is held, the archive copied and the heartbeat beaten.
+   * @defaultValue 1000
+   */
+  passMs?: number;
+  /** Shipper tuning (tests: short backoff). */
+  shipper?: Pick<ShipperDeps, 'batchSize' | 'blockMs' | 'retry' | 'compactEveryMs'>;
+}
+
+const LEASE_MS = 15_000;
+
+export interface AnalyticsWorker {
+  /** The running shipper while this process holds the lease, else null. */
+  readonly shipper: JournalShipper | null;
+  stop(): Promise<void>;
+}
+
+export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker {
+  const id = randomUUID();
+  const passMs = deps.passMs ?? 1_000;
+  const { logger } = deps;
+  let leader = false;
+  let migrated = false;
+  let shipper: JournalShipper | null = null;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  /** The last failure logged, so an outage is logged once, not every second. */
+  let lastProblem = '';
+
+  const problem = (what: string, err: unknown) => {
+    const text = `${what}: ${(err as Error).message}`;
+    if (text !== lastProblem) logger.warn({ err }, `analytics: ${what}; retrying (play is not affected)`);
+    lastProblem = text;
+  };
+
+  const holdLease = async () => {
+    const was = leader;
+    leader = was ? await deps.lease.renewLease(id, LEASE_MS) : await deps.lease.acquireLease(id, LEASE_MS);
+    if (leader && !was) logger.info({ id }, 'analytics: this process ships the journal to ClickHouse');
+    if (!leader && shipper) {
+      logger.warn({ id }, 'analytics: shipper lease lost; another worker process ships now');
+      await shipper.stop();
+      shipper = null;
+    }
+  };
+
+  const pass = async () => {
+    try {
+      await holdLease();
+    } catch (err) {
+      problem('cannot hold the shipper lease in Redis', err);
+      return;
+    }
+    if (!leader) return;
+    let engine: Awaited<ReturnType<EngineHolder['get']>>;
+    try {
+      engine = await deps.engine.get();
+      if (!migrated) {
+        const applied = await migrate(engine);
+        migrated = true;
+        logger.info({ engine: engine.kind, applied }, 'analytics: ClickHouse schema is current');
+      }
+    } catch (err) {
+      problem('ClickHouse cannot be opened or migrated', err);
+      return;
+    }
+    if (!shipper) {
+      shipper = new JournalShipper({ stream: deps.stream, engine, logger, now: deps.clock, ...deps.shipper });
+      shipper.start();
+    }
+    try {
+      await archivePass(engine, deps.archive);
+    } catch (err) {
+      problem('archiving receipts and manifests failed', err);
+    }
+    const checkpoint = shipper.checkpoint;
+    await deps.heartbeats
+      .beat('shipper', passMs, { ...(checkpoint ? { shippedSeq: checkpoint.seq } : {}), engine: engine.kind }, deps.clock().getTime())
+      .catch((err) => problem('shipper heartbeat failed', err));
+  };
+
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = pass().finally(() => {
+        running = null;
+        schedule(passMs);
+      });
+    }, delay);
+  };
+  schedule(0);
+
+  return {
+    get shipper() {
+      return shipper;
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+      await shipper?.stop();
+      shipper = null;
+      if (leader) await deps.lease.releaseLease(id).catch(() => {});
+      leader = false;
+    },
+  };
+}

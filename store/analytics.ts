@@ -1,0 +1,88 @@
+// The analytics shipper's Redis side: the journal stream it reads (and trims below what ClickHouse holds), the
+// lease that makes one worker process the shipper, and how far receipts and manifests were archived.
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.ts';
+import type { Scripts } from './scripts.ts';
+
+/** One journal stream entry as Redis returns it: its id and a flat field list (`seq`, `type`, `at`, `data`). */
+export type StreamEntry = [id: string, fields: string[]];
+
+/** A reader that may block waiting for new entries; it holds a connection of its own. */
+export interface BlockingStreamReader {
+  /** Entries after `afterId`, waiting up to `blockMs` for the first one. */
+  read(afterId: string, count: number, blockMs: number): Promise<StreamEntry[]>;
+  close(): void;
+}
+
+export class JournalStream {
+  constructor(
+    readonly redis: Redis,
+    readonly streamKey: string,
+  ) {}
+
+  static of(redis: Redis, keys: Keys): JournalStream {
+    return new JournalStream(redis, keys.journal());
+  }
+
+  /** Up to `count` entries strictly after `afterId` (`'0-0'` for the first). */
+  async range(afterId: string, count: number): Promise<StreamEntry[]> {
+    return (await this.redis.xrange(this.streamKey, `(${afterId}`, '+', 'COUNT', count)) as StreamEntry[];
+  }
+
+  /** Removes the entries below `minId`. @returns how many */
+  async trimBelow(minId: string): Promise<number> {
+    return Number(await this.redis.xtrim(this.streamKey, 'MINID', minId));
+  }
+
+  /** XREAD BLOCK holds its connection, so a blocking reader gets one of its own. */
+  blockingReader(): BlockingStreamReader {
+    const connection = this.redis.duplicate();
+    return {
+      read: async (afterId, count, blockMs) => {
+        const reply = (await connection.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.streamKey, afterId)) as [string, StreamEntry[]][] | null;
+        return reply?.[0]?.[1] ?? [];
+      },
+      close: () => connection.disconnect(),
+    };
+  }
+}
+
+/** How far the archive got: bet-log sizes whose receipts were copied (as settled, and with their anchor), and the journal seq of the newest manifest copied. */
+export interface ArchiveProgress {
+  settled: number;
+  anchored: number;
+  manifestSeq: number;
+}
+
+export class ShipperStore {
+  constructor(
+    readonly redis: Redis,
+    readonly keys: Keys,
+    readonly scripts: Scripts,
+  ) {}
+
+  /** @returns true when `holderId` holds the shipper lease now */
+  async acquireLease(holderId: string, leaseMs: number): Promise<boolean> {
+    return (await this.redis.set(this.keys.shipperLease(), holderId, 'PX', leaseMs, 'NX')) === 'OK';
+  }
+
+  /** @returns false when the lease was lost (expired and taken by another holder) */
+  async renewLease(holderId: string, leaseMs: number): Promise<boolean> {
+    return (await this.scripts.renewLease([this.keys.shipperLease()], [holderId, leaseMs])) === 1;
+  }
+
+  async releaseLease(holderId: string): Promise<void> {
+    await this.scripts.releaseLease([this.keys.shipperLease()], [holderId]);
+  }
+
+  async archiveProgress(): Promise<ArchiveProgress> {
+    const [settled, anchored, manifestSeq] = await this.redis.hmget(this.keys.archiveProgress(), 'settled', 'anchored', 'manifestSeq');
+    return { settled: Number(settled ?? 0), anchored: Number(anchored ?? 0), manifestSeq: Number(manifestSeq ?? 0) };
+  }
+
+  /** Records progress; re-archiving after a crash before this is harmless (the archive tables replace by key). */
+  async setArchiveProgress(progress: Partial<ArchiveProgress>): Promise<void> {
+    const fields = Object.entries(progress).filter(([, v]) => v !== undefined);
+    if (fields.length) await this.redis.hset(this.keys.archiveProgress(), Object.fromEntries(fields));
+  }
+}

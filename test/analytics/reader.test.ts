@@ -1,0 +1,238 @@
+// The reader the API serves from: parameters checked before any query, one computation per query per cache period,
+// an engine failure as SERVICE_UNAVAILABLE (and not kept); the same answers across cluster IPC, with timeouts; the
+// engine opened lazily with a pause between failed attempts; and one shipper among several worker processes.
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IpcReader, serveAnalytics, type IpcPeer } from '../../analytics/cluster-ipc.ts';
+import { EngineError, type AnalyticsEngine, type Row } from '../../analytics/engine.ts';
+import { EngineHolder } from '../../analytics/engine-holder.ts';
+import { migrate } from '../../analytics/migrations.ts';
+import { EngineReader } from '../../analytics/reader.ts';
+import { startAnalyticsWorker, type AnalyticsWorker } from '../../anchor-worker/analytics.ts';
+import { PfwsError } from '../../protocol/errors.ts';
+import { JournalStream, ShipperStore } from '../../store/analytics.ts';
+import { HeartbeatStore } from '../../store/heartbeats.ts';
+import { Keys } from '../../store/keys.ts';
+import { createRedis } from '../../store/redis.ts';
+import { defineScripts } from '../../store/scripts.ts';
+import { engineEnv } from './engines.ts';
+import { Journal, playEntry, recentPlays } from './fixture.ts';
+
+const NOW = new Date('2027-03-10T15:20:00.000Z');
+const BANKROLL = { totalValue: 42 };
+
+/** Counts the queries that reach the engine, and fails them on demand. */
+function counting(inner: AnalyticsEngine) {
+  const state = { queries: 0, down: false };
+  const engine: AnalyticsEngine = {
+    kind: inner.kind,
+    database: inner.database,
+    query: async <T extends Row = Row>(text: string) => {
+      state.queries++;
+      if (state.down) throw new EngineError('down (injected)');
+      return inner.query<T>(text);
+    },
+    exec: (text) => inner.exec(text),
+    insert: (t, c, r) => inner.insert(t, c, r),
+    settle: () => inner.settle(),
+    close: () => inner.close(),
+  };
+  return { engine, state };
+}
+
+const codeOf = async (p: Promise<unknown>) => {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PfwsError);
+  return (err as PfwsError).code;
+};
+
+describe('the reader', () => {
+  const env = engineEnv('chdb');
+  let engine: AnalyticsEngine;
+  let state: { queries: number; down: boolean };
+
+  beforeAll(async () => {
+    const inner = await env.open();
+    await migrate(inner);
+    ({ engine, state } = counting(inner));
+  });
+
+  it('checks parameters before any query, and computes one answer per query per cache period', async () => {
+    const reader = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL, cacheMs: 60_000 });
+    state.queries = 0;
+    for (const bad of [
+      reader.rankings({ metric: 'luck' }),
+      reader.stats({ period: 'week' }),
+      reader.activity({ limit: 'x' }),
+      reader.activity({ game: ['dice'] }),
+    ])
+      expect(await codeOf(bad)).toBe('INVALID_REQUEST');
+    expect(state.queries).toBe(0);
+
+    const first = await reader.rankings({ metric: 'wagered' });
+    const n = state.queries;
+    expect(n).toBeGreaterThan(0);
+    // The same query, spelled with its defaults or not, is one cache entry; concurrent callers share it.
+    await Promise.all([reader.rankings({ metric: 'wagered', game: 'all' }), reader.rankings({ metric: 'wagered', source: 'all' })]);
+    expect(state.queries).toBe(n);
+    expect(await reader.rankings({ metric: 'wagered' })).toBe(first);
+    await reader.rankings({ metric: 'plays' });
+    expect(state.queries).toBeGreaterThan(n);
+    const stats = await reader.stats({ period: 'year' });
+    expect(stats.bankroll).toEqual(BANKROLL);
+    expect(stats.buckets).toHaveLength(12);
+  });
+
+  it('answers SERVICE_UNAVAILABLE while the engine fails, and does not keep the failure', async () => {
+    const reader = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL, cacheMs: 60_000 });
+    state.down = true;
+    expect(await codeOf(reader.stats({}))).toBe('SERVICE_UNAVAILABLE');
+    expect(await codeOf(reader.ping())).toBe('SERVICE_UNAVAILABLE');
+    state.down = false;
+    expect((await reader.stats({})).buckets).toHaveLength(24);
+    await reader.ping();
+  });
+
+  it('gives cluster API processes the same answers over IPC, errors with their codes, and SERVICE_UNAVAILABLE when the owner is silent', async () => {
+    const owner = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL });
+    // A primary and one forked process, wired back to back.
+    const hub = new EventEmitter();
+    const child = new EventEmitter();
+    const peer: IpcPeer = { send: (m) => child.emit('message', structuredClone(m)) };
+    const channel = {
+      send: (m: unknown) => hub.emit('message', peer, structuredClone(m)),
+      on: (e: 'message', l: (m: unknown) => void) => child.on(e, l),
+      off: (e: 'message', l: (m: unknown) => void) => child.off(e, l),
+    };
+    const stop = serveAnalytics(hub as never, owner);
+    const reader = new IpcReader(channel, 2_000);
+    expect(await reader.rankings({ metric: 'wagered' })).toEqual(await owner.rankings({ metric: 'wagered' }));
+    expect(await reader.activity({ limit: '1000' })).toEqual(await owner.activity({ limit: 100 }));
+    expect(await reader.stats({ game: 'dice', period: 'month' })).toEqual(await owner.stats({ game: 'dice', period: 'month' }));
+    await reader.ping();
+    const sent: unknown[] = [];
+    hub.on('message', (_p, m) => sent.push(m));
+    expect(await codeOf(reader.rankings({ source: "api' --" }))).toBe('INVALID_REQUEST');
+    expect(sent).toEqual([]);
+    state.down = true;
+    expect(await codeOf(new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL }).stats({}))).toBe(
+      'SERVICE_UNAVAILABLE',
+    );
+    const ownerDown = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL });
+    stop();
+    const stop2 = serveAnalytics(hub as never, ownerDown);
+    expect(await codeOf(reader.stats({ period: 'day' }))).toBe('SERVICE_UNAVAILABLE');
+    state.down = false;
+    stop2();
+    // Nobody answers.
+    const silent = new IpcReader(channel, 100);
+    expect(await codeOf(silent.activity({}))).toBe('SERVICE_UNAVAILABLE');
+    silent.close();
+    reader.close();
+  });
+});
+
+describe('the engine holder', () => {
+  it('opens on first use, pauses after a failed attempt, then opens', async () => {
+    let attempts = 0;
+    let fail = true;
+    const fake = { kind: 'server', close: async () => {} } as unknown as AnalyticsEngine;
+    const holder = new EngineHolder(async () => {
+      attempts++;
+      if (fail) throw new Error('ECONNREFUSED');
+      return fake;
+    }, 200);
+    expect(holder.current()).toBeNull();
+    await expect(holder.get()).rejects.toThrow(EngineError);
+    await expect(holder.get()).rejects.toThrow(EngineError);
+    expect(attempts).toBe(1);
+    fail = false;
+    const deadline = Date.now() + 5_000;
+    while (holder.current() === null && Date.now() < deadline) await holder.get().catch(() => new Promise((r) => setTimeout(r, 20)));
+    expect(holder.current()).toBe(fake);
+    expect(attempts).toBe(2);
+    await holder.close();
+    await expect(holder.get()).rejects.toThrow(/closed/);
+  });
+});
+
+describe('one shipper among worker processes', () => {
+  const env = engineEnv('chdb');
+  let redis: Redis;
+  const journal: { j?: Journal } = {};
+  const workers: AnalyticsWorker[] = [];
+
+  beforeAll(() => {
+    redis = createRedis('redis://127.0.0.1:6379');
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.stop();
+    await journal.j?.cleanup();
+    const keys = await redis.keys(`${journal.j?.prefix ?? 'none'}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('holds a lease: one ships and beats; when it stops, another takes over without doubling anything', async () => {
+    const inner = await env.open();
+    const j = new Journal(redis);
+    journal.j = j;
+    const keys = new Keys(j.prefix);
+    const scripts = defineScripts(redis);
+    const heartbeats = new HeartbeatStore(redis, keys);
+    const holder = new EngineHolder(async () => inner);
+    const logger = { info() {}, warn() {}, error() {} };
+    const noArchive = {
+      anchors: { logSize: async () => 0, filledSize: async () => 0, logItems: async () => [] },
+      bets: { receipt: async () => null },
+      manifests: { recordsAfterSeq: async () => [] },
+      progress: { archiveProgress: async () => ({ settled: 0, anchored: 0, manifestSeq: 0 }), setArchiveProgress: async () => {} },
+    };
+    const start = () => {
+      const w = startAnalyticsWorker({
+        engine: holder,
+        stream: new JournalStream(redis, j.streamKey),
+        lease: new ShipperStore(redis, keys, scripts),
+        archive: noArchive,
+        heartbeats,
+        clock: () => NOW,
+        logger,
+        passMs: 50,
+        shipper: { blockMs: 50, retry: { minMs: 20, maxMs: 100 } },
+      });
+      workers.push(w);
+      return w;
+    };
+    const plays = recentPlays(40, 9, NOW);
+    const seqs = await j.append(plays.slice(0, 20).map(playEntry));
+    const [a, b, c] = [start(), start(), start()];
+    const shipping = async () => {
+      for (let i = 0; i < 200; i++) {
+        const on = [a, b, c].filter((w) => w.shipper !== null);
+        if (on.length === 1) return on[0]!;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error('no single shipper');
+    };
+    const first = await shipping();
+    await first.shipper!.waitFor(seqs[19]!);
+    for (let i = 0; i < 10; i++) {
+      expect([a, b, c].filter((w) => w.shipper !== null)).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    const beat = await heartbeats.read('shipper');
+    expect(beat?.fields).toMatchObject({ shippedSeq: String(seqs[19]), engine: 'chdb' });
+
+    await first.stop();
+    const more = await j.append(plays.slice(20).map(playEntry));
+    const second = await shipping();
+    expect(second).not.toBe(first);
+    await second.shipper!.waitFor(more[19]!);
+    const [row] = await inner.query('SELECT count() AS n, uniqExact(seq) AS u FROM journal_events');
+    expect([Number(row!.n), Number(row!.u)]).toEqual([40, 40]);
+  });
+});
