@@ -55,6 +55,14 @@ async function anchored(id: string) {
   throw new Error(`receipt ${id} was not anchored in time`);
 }
 
+async function until(what: string, ok: () => Promise<boolean>, ms = 30_000) {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
+    if (await ok()) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
 async function open(path: string, viewport = DESKTOP): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport });
   contexts.push(context);
@@ -99,19 +107,20 @@ describe.skipIf(!browserPresent && !browserRequired)('pages in a real browser', 
     for (const id of [diceId, sweeperId]) await page.locator(`#feed tr[data-receipt-id="${id}"]`).waitFor({ timeout: 10_000 });
     expect(await page.locator(`#feed tr[data-receipt-id="${diceId}"] a`).getAttribute('href')).toBe(`/receipts/${diceId}`);
 
-    // Until the analytics routes exist the page must say so; once they do, the feed must be the live stream.
-    const activity = await http('GET', `${svc.api}/activity`);
+    // The analytics routes exist: the feed is the live stream, and no notice says analytics are missing.
+    expect((await http('GET', `${svc.api}/activity`)).status).toBe(200);
+    await page.waitForSelector('#feed-status[data-state="live"]', { timeout: 10_000 });
     const notice = page.locator('#analytics-notice');
-    if (activity.status === 404) {
-      await notice.waitFor({ state: 'visible' });
-      expect(await notice.textContent()).toContain('Analytics not available yet');
-      expect(await notice.textContent()).toContain('/api/activity');
-      expect(await page.locator('#feed-status').getAttribute('data-state')).toBe('polling');
-    } else {
-      expect(activity.status).toBe(200);
-      await page.waitForSelector('#feed-status[data-state="live"]', { timeout: 10_000 });
-      expect((await notice.isVisible()) ? await notice.textContent() : '').not.toContain('/api/activity');
-    }
+    expect((await notice.isVisible()) ? await notice.textContent() : '').not.toContain('/api/activity');
+    // Rankings and stats come from the real pipeline: the player's two plays once shipped to ClickHouse.
+    const alias = (await receipt(diceId)).player as string;
+    await until('the plays in the rankings', async () => (await http('GET', `${svc.api}/rankings?metric=wagered`)).body.actors?.length > 0);
+    await page.reload();
+    await page.locator('#rankings tbody tr').first().waitFor({ timeout: 15_000 });
+    expect(await page.locator('#rankings tbody').textContent()).toContain(alias);
+    await page.locator('#stats-table tbody tr').first().waitFor({ state: 'attached', timeout: 15_000 });
+    expect(await page.locator('#stats-table tbody tr').count()).toBe(24);
+    expect(await page.locator('#stats-chart canvas').count()).toBeGreaterThan(0);
 
     const next = (await player.playDice({ wager: 2, target: 60, direction: 'over' })).reveal.receiptId as string;
     const row = page.locator(`#feed tr[data-receipt-id="${next}"]`);
