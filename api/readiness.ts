@@ -1,6 +1,7 @@
 /**
  * What `GET /ready` checks: a small registry of named checks, each bounded in time, each reporting `ok`, `failing`
- * (with a reason) or `not_configured`. The composition root adds the checks; a new dependency plugs in with one
+ * (with a reason), `degraded` (a dependency whose loss stops only a side feature: reported, but the service stays
+ * ready, since pulling every API instance out of rotation would stop play too) or `not_configured`. The composition root adds the checks; a new dependency plugs in with one
  * `readiness.add(name, check)` line.
  * @module
  */
@@ -9,7 +10,7 @@ import type { HeartbeatRole, HeartbeatStore } from '../store/heartbeats.ts';
 import type { AnalyticsReader } from '../analytics/reader.ts';
 
 export interface CheckResult {
-  status: 'ok' | 'failing' | 'not_configured';
+  status: 'ok' | 'failing' | 'degraded' | 'not_configured';
   /** Why it fails, or what is missing. */
   reason?: string;
   /** Round trip of the check. */
@@ -123,7 +124,7 @@ export const clickhouseCheck =
     } catch (err) {
       const cause = (err as { cause?: unknown }).cause;
       return {
-        status: 'ok',
+        status: 'degraded',
         latencyMs: since(started),
         reason: `ClickHouse cannot answer (${reasonOf(cause ?? err)}): analytics answer SERVICE_UNAVAILABLE until it is back; play goes on`,
       };

@@ -11,9 +11,9 @@ export const HealthResponse = Type.Object(
 
 export const CheckResult = Type.Object(
   {
-    status: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('not_configured')], {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('degraded'), Type.Literal('not_configured')], {
       description:
-        'ok; failing (the service is not ready); or not_configured (a dependency this deployment does not have yet, which does not count against readiness)',
+        'ok; failing (the service is not ready); degraded (a dependency of a side feature is down, e.g. ClickHouse for analytics: play goes on, so the service stays ready); or not_configured (a dependency this deployment does not have, which does not count against readiness)',
     }),
     reason: Type.Optional(Type.String({ description: 'why it fails, what is missing, or a warning' })),
     latencyMs: Type.Optional(Type.Number({ minimum: 0, description: 'round trip of the check, in milliseconds' })),
@@ -36,7 +36,7 @@ export const ReadyResponse = Type.Object(
         checks: {
           redis: { status: 'ok', latencyMs: 0.4 },
           rpc: { status: 'ok', latencyMs: 2.1, slot: 48213 },
-          clickhouse: { status: 'not_configured', reason: 'ClickHouse is not part of this build yet' },
+          clickhouse: { status: 'ok', latencyMs: 3.2 },
           indexer: { status: 'ok', ageMs: 420 },
           worker: { status: 'ok', ageMs: 610 },
         },
