@@ -10,6 +10,7 @@ import type { RpcTransaction } from '../protocol/verify/chain.ts';
 import type { VerifierContext } from './context.ts';
 import { inlineInspector, workerInspector } from './pool.ts';
 import { readBundle } from './tiles.ts';
+import { unpackInspection } from './inspect-bundle.ts';
 import { SessionKeyResolver, type WalletState } from './session-keys.ts';
 
 export interface AuditInput {
@@ -53,9 +54,10 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
     while (next <= last && jobs.size < window) {
       const tile = next++;
       const width = Math.min(TILE_WIDTH, input.to - tile * TILE_WIDTH);
+      const from = Math.max(start, tile * TILE_WIDTH);
       jobs.set(
         tile,
-        readBundle(ctx.api, tile, width).then((b) => inspector.inspect({ start: tile * TILE_WIDTH, width, ...b, ackKeys: ctx.trust.root.keys.ack })),
+        readBundle(ctx.api, tile, width).then((b) => inspector.inspect({ start: tile * TILE_WIDTH, width, from, ...b, ackKeys: ctx.trust.root.keys.ack })),
       );
     }
   };
@@ -71,10 +73,10 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
         audit.missing(from, input.to, result.problem?.reason ?? 'unreadable', result.problem?.withheld ? 'fail' : 'error');
         break;
       }
+      // Leaves and inspections start at the audit's first entry, which may be inside the first tile.
+      const offset = Math.max(start, result.start);
       result.leaves.forEach((leafHex, i) => {
-        const index = result.start + i;
-        if (index < start) return;
-        audit.add({ index, leafHex, inspection: result.inspections?.[i] ?? null, problem: result.problem });
+        audit.add({ index: offset + i, leafHex, inspection: unpackInspection(result, i), problem: result.problem });
       });
       ctx.progress.update(audit.size - start);
     }

@@ -109,20 +109,16 @@ export class ApiClient {
     }
   }
 
-  /** GETs `path` as raw text (for a worker thread to parse). */
+  /** GETs `path` as raw text. */
   async text(path: string, max = MAX_BODY_BYTES): Promise<string> {
-    const url = this.#url(path);
-    this.requests++;
-    const res = await getWithRetry(url, '*/*', max);
-    if (res.status < 200 || res.status >= 300) this.#fail(url, res.status, res.body);
-    return decoder.decode(res.body);
+    return decoder.decode(await this.bytes(path, max, '*/*'));
   }
 
-  /** GETs `path` as bytes. */
-  async bytes(path: string, max = MAX_BODY_BYTES): Promise<Uint8Array> {
+  /** GETs `path` as bytes (in a buffer of their own, which can be handed to a worker thread). */
+  async bytes(path: string, max = MAX_BODY_BYTES, accept = 'application/octet-stream'): Promise<Uint8Array> {
     const url = this.#url(path);
     this.requests++;
-    const res = await getWithRetry(url, 'application/octet-stream', max);
+    const res = await getWithRetry(url, accept, max);
     if (res.status < 200 || res.status >= 300) this.#fail(url, res.status, res.body);
     return res.body;
   }
