@@ -33,6 +33,11 @@ export interface AuditOutput {
 
 /** Default worker threads: every core, when there is enough work to pay for starting them. */
 export const defaultWorkers = (): number => availableParallelism();
+/**
+ * Below this many entries a run checks inline: each worker thread costs a fresh V8 isolate, loading and
+ * compiling the verifier again (a few hundred ms of CPU), more than a monitor poll of 1,000 entries saves.
+ */
+export const MIN_ENTRIES_FOR_WORKERS = 8 * TILE_WIDTH;
 
 export async function auditEntries(ctx: VerifierContext, input: AuditInput): Promise<AuditOutput> {
   const audit = new LogAudit({
@@ -43,7 +48,7 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
   });
   const start = input.from.size;
   const count = input.to - start;
-  const workers = ctx.workers === 'auto' ? (count > 2 * TILE_WIDTH ? defaultWorkers() : 0) : ctx.workers;
+  const workers = ctx.workers === 'auto' ? (count >= MIN_ENTRIES_FOR_WORKERS ? defaultWorkers() : 0) : ctx.workers;
   const inspector = workers > 0 ? workerInspector(workers) : inlineInspector();
   const window = Math.max(4, workers * 3);
   const first = Math.floor(start / TILE_WIDTH);

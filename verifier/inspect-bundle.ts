@@ -52,7 +52,7 @@ export interface BundleResult {
   /** One packed inspection per entry from `from` on (null: no receipt); null when the receipts could not be read. */
   packed: (PackedInspection | null)[] | null;
   checkLists: Check[][];
-  anchors: Omit<AnchorClaim, 'betLogIndex'>[];
+  anchors: SharedAnchor[];
   problem: { reason: string; withheld: boolean } | null;
 }
 
@@ -73,15 +73,45 @@ class Table<T> {
   }
 }
 
-function pack(x: ReceiptInspection, checkLists: Table<Check[]>, anchors: Table<Omit<AnchorClaim, 'betLogIndex'>>): PackedInspection {
-  let key = '';
-  for (const c of x.checks) key += `${c.name}\u0000${c.status}\u0000${c.reason ?? ''}\u0001`;
-  const checks = checkLists.of(key, () => x.checks);
-  let anchor = -1;
-  if (x.anchor) {
-    const { betLogIndex: _, ...shared } = x.anchor;
-    anchor = anchors.of(JSON.stringify(shared), () => shared);
-  }
+const sameChecks = (a: readonly Check[], b: readonly Check[]): boolean =>
+  a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.status === b[i]!.status && c.reason === b[i]!.reason);
+
+type SharedAnchor = Omit<AnchorClaim, 'betLogIndex'>;
+
+const sameAnchor = (a: SharedAnchor, b: SharedAnchor): boolean =>
+  a.entryCount === b.entryCount &&
+  a.betLogRoot === b.betLogRoot &&
+  a.stateRoot === b.stateRoot &&
+  a.commitAccount === b.commitAccount &&
+  a.commitSignature === b.commitSignature;
+
+/** Packs inspections one after another; most receipts have the very checks and commit of the one before. */
+function packer(checkLists: Table<Check[]>, anchors: Table<SharedAnchor>): (x: ReceiptInspection) => PackedInspection {
+  let lastChecks: { list: Check[]; index: number } | null = null;
+  let lastAnchor: { shared: SharedAnchor; index: number } | null = null;
+  return (x) => {
+    let checks: number;
+    if (lastChecks && sameChecks(x.checks, lastChecks.list)) checks = lastChecks.index;
+    else {
+      let key = '';
+      for (const c of x.checks) key += `${c.name}\u0000${c.status}\u0000${c.reason ?? ''}\u0001`;
+      checks = checkLists.of(key, () => x.checks);
+      lastChecks = { list: x.checks, index: checks };
+    }
+    let anchor = -1;
+    if (x.anchor) {
+      const { betLogIndex: _, ...shared } = x.anchor;
+      if (lastAnchor && sameAnchor(shared, lastAnchor.shared)) anchor = lastAnchor.index;
+      else {
+        anchor = anchors.of(JSON.stringify(shared), () => shared);
+        lastAnchor = { shared, index: anchor };
+      }
+    }
+    return pack(x, checks, anchor);
+  };
+}
+
+function pack(x: ReceiptInspection, checks: number, anchor: number): PackedInspection {
   return [
     x.subject,
     x.receiptId,
@@ -124,7 +154,7 @@ export function unpackInspection(result: BundleResult, i: number): ReceiptInspec
     rngLinks,
     rngUses,
     sessionKeys,
-    anchor: anchor < 0 ? null : { ...(result.anchors[anchor] as Omit<AnchorClaim, 'betLogIndex'>), betLogIndex },
+    anchor: anchor < 0 ? null : { ...(result.anchors[anchor] as SharedAnchor), betLogIndex },
   };
 }
 
@@ -162,8 +192,9 @@ export function inspectBundle(task: BundleTask): BundleResult {
   const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', at) };
   const memo = new NodeMemo();
   const checkLists = new Table<Check[]>();
-  const anchors = new Table<Omit<AnchorClaim, 'betLogIndex'>>();
-  out.packed = Array.from({ length: count }, (_, i) => (list ? pack(inspectReceipt(list[skip + i], ctx, { bulk: true, memo }), checkLists, anchors) : null));
+  const anchors = new Table<SharedAnchor>();
+  const packNext = packer(checkLists, anchors);
+  out.packed = Array.from({ length: count }, (_, i) => (list ? packNext(inspectReceipt(list[skip + i], ctx, { bulk: true, memo })) : null));
   out.checkLists = checkLists.list;
   out.anchors = anchors.list;
   if (!list) out.problem = { reason: `the receipt bundle does not hold ${task.width} receipts`, withheld: true };

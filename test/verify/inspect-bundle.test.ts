@@ -25,10 +25,14 @@ function receipts(count: number): unknown[] {
     (r) => ({ ...r, game: 'roulette' }),
     () => 'not a receipt',
     (r) => ({ ...r, verifierPayload: { ...r.verifierPayload, commitSignature: 'AAAA' } }),
+    (r) => ({ ...r, anchor: { ...r.anchor, stateRoot: 'ab'.repeat(32) } }),
+    (r) => ({ ...r, anchor: { ...r.anchor, commitSignature: 'x' } }),
+    (r) => ({ ...r, anchor: { ...r.anchor, stateRoot: { not: 'a string' } } }),
   ];
+  // Each receipt next to its own tampered copies: shared parts must not leak from one to the next.
   return Array.from({ length: count }, (_, i) => {
-    const r = structuredClone(fixture.receipts[i % fixture.receipts.length]!);
-    return tamper[Math.floor(i / fixture.receipts.length) % tamper.length]!(r);
+    const r = structuredClone(fixture.receipts[Math.floor(i / tamper.length) % fixture.receipts.length]!);
+    return tamper[i % tamper.length]!(r);
   });
 }
 
