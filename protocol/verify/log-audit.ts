@@ -48,8 +48,17 @@ export interface AuditEntry {
   problem?: { reason: string; withheld: boolean } | null;
 }
 
-// `turn[3].commitment` and `commitment` count as one check across receipts.
-const baseName = (name: string): string => name.replace(/^turn\[\d+\]\./, '');
+// `turn[3].commitment` and `commitment` count as one check across receipts. Names are few and repeat on
+// every receipt: each is stripped once.
+const baseNames = new Map<string, string>();
+const baseName = (name: string): string => {
+  let base = baseNames.get(name);
+  if (base === undefined) {
+    base = name.replace(/^turn\[\d+\]\./, '');
+    if (baseNames.size < 4096) baseNames.set(name, base);
+  }
+  return base;
+};
 
 export class LogAudit {
   readonly range: CompactRange;
