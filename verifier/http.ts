@@ -34,6 +34,10 @@ async function readBounded(res: Response, url: string, max: number): Promise<Uin
   const declared = Number(res.headers.get('content-length') ?? NaN);
   if (declared > max) throw new FetchError(`${url}: the body of ${declared} bytes is over the ${max}-byte limit`);
   if (!res.body) return new Uint8Array(0);
+  // A declared length of an uncompressed body is held to (fetch fails on a body of another length): read in
+  // one piece. A compressed one may inflate past it, so it is counted as it streams.
+  const encoding = res.headers.get('content-encoding');
+  if (Number.isSafeInteger(declared) && (!encoding || encoding === 'identity')) return new Uint8Array(await res.arrayBuffer());
   const chunks: Uint8Array[] = [];
   let length = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {

@@ -107,13 +107,23 @@ export function inspectReceipt(receipt: unknown, ctx: InspectContext, options: {
   };
 }
 
-/** Adds the checks that need chain state: RNG links, the anchor's commit memo, the session keys. */
-export function completeReceipt(inspection: ReceiptInspection, ctx: Omit<ReceiptContext, 'ackPublicKey'>): ReceiptReport {
+/** The checks that need chain state: RNG links, the anchor's commit memo, the session keys. */
+export function chainChecks(inspection: ReceiptInspection, ctx: Omit<ReceiptContext, 'ackPublicKey'>): Check[] {
   const checks = new Checks();
-  checks.list.push(...inspection.checks);
   for (const l of inspection.rngLinks) checks.add(l.check, ctx.rng.link(l.head, l.index, l.value));
   if (inspection.anchor) checkAnchorOnChain(inspection.anchor, ctx, checks);
   for (const use of inspection.sessionKeys) checkSessionKey(use, ctx.sessionKey?.(use.sessionPubkey), checks);
+  return checks.list;
+}
+
+/** The inspection's checks followed by its {@link chainChecks}, as one report. */
+export function completeReceipt(inspection: ReceiptInspection, ctx: Omit<ReceiptContext, 'ackPublicKey'>): ReceiptReport {
+  return receiptReport(inspection, chainChecks(inspection, ctx));
+}
+
+export function receiptReport(inspection: ReceiptInspection, chain: readonly Check[]): ReceiptReport {
+  const checks = new Checks();
+  checks.list.push(...inspection.checks, ...chain);
   return {
     ...checks.report(inspection.subject),
     rngUses: inspection.rngUses,
