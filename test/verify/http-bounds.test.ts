@@ -12,17 +12,15 @@ let api: ApiClient;
 beforeAll(async () => {
   server = createServer((req, res) => {
     const body = Buffer.alloc(4096, 'a');
-    if (req.url === '/api/declared') return res.writeHead(200, { 'content-length': body.length }).end(body);
-    if (req.url === '/api/chunked') {
+    if (req.url === '/api/declared') res.writeHead(200, { 'content-length': body.length }).end(body);
+    else if (req.url === '/api/chunked') {
       res.writeHead(200);
       for (let i = 0; i < 4; i++) res.write(body.subarray(0, 1024));
-      return res.end();
-    }
-    if (req.url === '/api/gzip') {
+      res.end();
+    } else if (req.url === '/api/gzip') {
       const zipped = gzipSync(body);
-      return res.writeHead(200, { 'content-encoding': 'gzip', 'content-length': zipped.length }).end(zipped);
-    }
-    res.writeHead(404).end();
+      res.writeHead(200, { 'content-encoding': 'gzip', 'content-length': zipped.length }).end(zipped);
+    } else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
