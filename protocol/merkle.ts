@@ -227,26 +227,41 @@ function computeInclusionRoot(leaf: unknown, index: unknown, size: unknown, proo
   if (!isHash(leaf)) return 'leaf hash is not 32 bytes';
   const path = checkProofShape(proof);
   if (typeof path === 'string') return path;
+  const walk = inclusionWalk(fnStart, treeSize, leaf, path, nodeHash);
+  return walk.ok ? walk.root : walk.reason;
+}
 
-  let fn = fnStart;
-  let sn = treeSize - 1n;
+/**
+ * The RFC 9162 §2.1.3.2 walk from a leaf to the root, over any form of hash (bytes, or hex for a verifier
+ * that memoizes nodes shared by many proofs); `index < size` and the proof's shape are checked by the caller.
+ * @returns the root, or why the proof has the wrong length for (index, size)
+ */
+export function inclusionWalk<T>(
+  index: bigint,
+  size: bigint,
+  leaf: T,
+  proof: readonly T[],
+  node: (left: T, right: T) => T,
+): { ok: true; root: T } | { ok: false; reason: string } {
+  let fn = index;
+  let sn = size - 1n;
   let r = leaf;
-  for (const p of path) {
-    if (sn === 0n) return 'proof is too long for (index, size)';
+  for (const p of proof) {
+    if (sn === 0n) return { ok: false, reason: 'proof is too long for (index, size)' };
     if ((fn & 1n) === 1n || fn === sn) {
-      r = nodeHash(p, r);
+      r = node(p, r);
       while ((fn & 1n) === 0n && fn !== 0n) {
         fn >>= 1n;
         sn >>= 1n;
       }
     } else {
-      r = nodeHash(r, p);
+      r = node(r, p);
     }
     fn >>= 1n;
     sn >>= 1n;
   }
-  if (sn !== 0n) return 'proof is too short for (index, size)';
-  return r;
+  if (sn !== 0n) return { ok: false, reason: 'proof is too short for (index, size)' };
+  return { ok: true, root: r };
 }
 
 /**

@@ -6,17 +6,36 @@ export const ackMessage = (ackHash: string): string => `pfws:v1:ack:${ackHash}`;
 export const manifestMessage = (manifestHash: string): string => `pfws:v1:manifest:${manifestHash}`;
 export const revealMessageOf = (betPayloadHash: string, ackHash: string): string => `pfws:v1:reveal:${betPayloadHash}:${ackHash}`;
 
+// Keys repeat across a log's signatures (one ack key, one session key per player): each is decoded once.
+// The cached bytes are shared, and no backend writes to a key it is given.
+const KEY_CACHE_LIMIT = 4096;
+const decodedKeys = new Map<string, Uint8Array | null>();
+
+function publicKeyOf(publicKeyB58: string): Uint8Array | null {
+  let key = decodedKeys.get(publicKeyB58);
+  if (key === undefined) {
+    try {
+      key = fromBase58(publicKeyB58, 32);
+    } catch {
+      key = null;
+    }
+    if (decodedKeys.size >= KEY_CACHE_LIMIT) decodedKeys.clear();
+    decodedKeys.set(publicKeyB58, key);
+  }
+  return key;
+}
+
 /**
  * Verifies a base64 signature by a base58 key; any malformed input is simply invalid.
  * @example verifyBase64Signature(sig, utf8('msg'), '9xQe…') // boolean
  */
 export function verifyBase64Signature(signatureB64: unknown, message: Uint8Array, publicKeyB58: unknown): boolean {
   if (typeof signatureB64 !== 'string' || typeof publicKeyB58 !== 'string') return false;
+  const publicKey = publicKeyOf(publicKeyB58);
+  if (!publicKey) return false;
   let signature: Uint8Array;
-  let publicKey: Uint8Array;
   try {
     signature = fromBase64(signatureB64, 64);
-    publicKey = fromBase58(publicKeyB58, 32);
   } catch {
     return false;
   }

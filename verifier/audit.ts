@@ -10,6 +10,7 @@ import type { RpcTransaction } from '../protocol/verify/chain.ts';
 import type { VerifierContext } from './context.ts';
 import { inlineInspector, workerInspector } from './pool.ts';
 import { readBundle } from './tiles.ts';
+import { unpackInspection } from './inspect-bundle.ts';
 import { SessionKeyResolver, type WalletState } from './session-keys.ts';
 
 export interface AuditInput {
@@ -32,6 +33,11 @@ export interface AuditOutput {
 
 /** Default worker threads: every core, when there is enough work to pay for starting them. */
 export const defaultWorkers = (): number => availableParallelism();
+/**
+ * Below this many entries a run checks inline: each worker thread costs a fresh V8 isolate, loading and
+ * compiling the verifier again (a few hundred ms of CPU), more than a monitor poll of 1,000 entries saves.
+ */
+export const MIN_ENTRIES_FOR_WORKERS = 8 * TILE_WIDTH;
 
 export async function auditEntries(ctx: VerifierContext, input: AuditInput): Promise<AuditOutput> {
   const audit = new LogAudit({
@@ -42,7 +48,7 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
   });
   const start = input.from.size;
   const count = input.to - start;
-  const workers = ctx.workers === 'auto' ? (count > 2 * TILE_WIDTH ? defaultWorkers() : 0) : ctx.workers;
+  const workers = ctx.workers === 'auto' ? (count >= MIN_ENTRIES_FOR_WORKERS ? defaultWorkers() : 0) : ctx.workers;
   const inspector = workers > 0 ? workerInspector(workers) : inlineInspector();
   const window = Math.max(4, workers * 3);
   const first = Math.floor(start / TILE_WIDTH);
@@ -53,9 +59,10 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
     while (next <= last && jobs.size < window) {
       const tile = next++;
       const width = Math.min(TILE_WIDTH, input.to - tile * TILE_WIDTH);
+      const from = Math.max(start, tile * TILE_WIDTH);
       jobs.set(
         tile,
-        readBundle(ctx.api, tile, width).then((b) => inspector.inspect({ start: tile * TILE_WIDTH, width, ...b, ackKeys: ctx.trust.root.keys.ack })),
+        readBundle(ctx.api, tile, width).then((b) => inspector.inspect({ start: tile * TILE_WIDTH, width, from, ...b, ackKeys: ctx.trust.root.keys.ack })),
       );
     }
   };
@@ -71,10 +78,10 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
         audit.missing(from, input.to, result.problem?.reason ?? 'unreadable', result.problem?.withheld ? 'fail' : 'error');
         break;
       }
+      // Leaves and inspections start at the audit's first entry, which may be inside the first tile.
+      const offset = Math.max(start, result.start);
       result.leaves.forEach((leafHex, i) => {
-        const index = result.start + i;
-        if (index < start) return;
-        audit.add({ index, leafHex, inspection: result.inspections?.[i] ?? null, problem: result.problem });
+        audit.add({ index: offset + i, leafHex, inspection: unpackInspection(result, i), problem: result.problem });
       });
       ctx.progress.update(audit.size - start);
     }

@@ -13,10 +13,15 @@ const CACHE_LIMIT = 10_000;
 // The strictness check costs more than a verification, so it is cached per key, as are parsed keys.
 const strict = new Map<string, boolean>();
 const keyObjects = new Map<string, KeyObject>();
+// protocol/signatures.ts hands the same bytes for the same key: looked up by identity first, with no encoding.
+const strictByBytes = new WeakMap<Uint8Array, boolean>();
+const keyObjectsByBytes = new WeakMap<Uint8Array, KeyObject>();
 
 const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
 function isStrictKey(publicKey: Uint8Array): boolean {
+  const known = strictByBytes.get(publicKey);
+  if (known !== undefined) return known;
   const id = asBuffer(publicKey).toString('base64');
   let ok = strict.get(id);
   if (ok === undefined) {
@@ -24,10 +29,13 @@ function isStrictKey(publicKey: Uint8Array): boolean {
     if (strict.size >= CACHE_LIMIT) strict.clear();
     strict.set(id, ok);
   }
+  strictByBytes.set(publicKey, ok);
   return ok;
 }
 
 function keyObject(publicKey: Uint8Array): KeyObject {
+  const known = keyObjectsByBytes.get(publicKey);
+  if (known) return known;
   const id = asBuffer(publicKey).toString('base64url');
   let key = keyObjects.get(id);
   if (!key) {
@@ -35,6 +43,7 @@ function keyObject(publicKey: Uint8Array): KeyObject {
     if (keyObjects.size >= CACHE_LIMIT) keyObjects.clear();
     keyObjects.set(id, key);
   }
+  keyObjectsByBytes.set(publicKey, key);
   return key;
 }
 

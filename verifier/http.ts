@@ -34,6 +34,10 @@ async function readBounded(res: Response, url: string, max: number): Promise<Uin
   const declared = Number(res.headers.get('content-length') ?? NaN);
   if (declared > max) throw new FetchError(`${url}: the body of ${declared} bytes is over the ${max}-byte limit`);
   if (!res.body) return new Uint8Array(0);
+  // A declared length of an uncompressed body is held to (fetch fails on a body of another length): read in
+  // one piece. A compressed one may inflate past it, so it is counted as it streams.
+  const encoding = res.headers.get('content-encoding');
+  if (Number.isSafeInteger(declared) && (!encoding || encoding === 'identity')) return new Uint8Array(await res.arrayBuffer());
   const chunks: Uint8Array[] = [];
   let length = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
@@ -109,20 +113,16 @@ export class ApiClient {
     }
   }
 
-  /** GETs `path` as raw text (for a worker thread to parse). */
+  /** GETs `path` as raw text. */
   async text(path: string, max = MAX_BODY_BYTES): Promise<string> {
-    const url = this.#url(path);
-    this.requests++;
-    const res = await getWithRetry(url, '*/*', max);
-    if (res.status < 200 || res.status >= 300) this.#fail(url, res.status, res.body);
-    return decoder.decode(res.body);
+    return decoder.decode(await this.bytes(path, max, '*/*'));
   }
 
-  /** GETs `path` as bytes. */
-  async bytes(path: string, max = MAX_BODY_BYTES): Promise<Uint8Array> {
+  /** GETs `path` as bytes (in a buffer of their own, which can be handed to a worker thread). */
+  async bytes(path: string, max = MAX_BODY_BYTES, accept = 'application/octet-stream'): Promise<Uint8Array> {
     const url = this.#url(path);
     this.requests++;
-    const res = await getWithRetry(url, 'application/octet-stream', max);
+    const res = await getWithRetry(url, accept, max);
     if (res.status < 200 || res.status >= 300) this.#fail(url, res.status, res.body);
     return res.body;
   }

@@ -1,36 +1,172 @@
 // The CPU-heavy half of a bulk audit, for one tile: the entry bundle's leaves, and each receipt inspected
 // (signatures, rebuild, inclusion). It runs in a worker thread, or inline; input and output are plain data.
+// The result is packed for the trip back: what repeats from receipt to receipt (a passing receipt's list
+// of checks, the commit its anchor names) is sent once per tile, so copying it costs little on either side.
 import { decodeEntryBundle } from '../protocol/tlog-tiles.ts';
 import { leafHash } from '../protocol/merkle.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { keyAt, type TrustRootKey } from '../protocol/trust-root.ts';
+import { NodeMemo } from '../protocol/verify/proofs.ts';
+import type { Check } from '../protocol/verify/report.ts';
 import { inspectReceipt, type ReceiptInspection } from '../protocol/verify/receipt.ts';
+import type { AnchorClaim } from '../protocol/verify/anchor.ts';
+
+export interface ReadProblem {
+  error: string;
+  withheld: boolean;
+}
 
 export interface BundleTask {
   /** First entry index of the tile. */
   start: number;
   width: number;
+  /** First entry to inspect (`start` unless the audit resumes inside this tile). */
+  from: number;
   /** The entry bundle, or why it could not be read. */
-  entries: Uint8Array | { error: string; withheld: boolean };
-  /** The receipt bundle's JSON text, or why it could not be read. */
-  receipts: string | { error: string; withheld: boolean };
+  entries: Uint8Array | ReadProblem;
+  /** The receipt bundle (JSON, UTF-8), or why it could not be read. */
+  receipts: Uint8Array | ReadProblem;
   ackKeys: TrustRootKey[];
 }
 
+/** An inspection with its shared parts replaced by indices into the tile's tables. */
+type PackedInspection = [
+  subject: string,
+  receiptId: string | null,
+  checks: number,
+  leafHex: string | null,
+  anchor: number,
+  betLogIndex: number,
+  /** [check, head, index, value] repeated. */
+  rngLinks: (string | number)[],
+  /** [head, index] repeated. */
+  rngUses: (string | number)[],
+  /** [check, sessionPubkey, betPayloadHash, committedAt] repeated. */
+  sessionKeys: string[],
+];
+
 export interface BundleResult {
   start: number;
-  /** Leaf hash of each entry in the bundle; null when the bundle could not be read. */
+  /** Leaf hash of each entry from `from` on; null when the bundle could not be read. */
   leaves: string[] | null;
-  /** One inspection per entry; null when the receipts could not be read. */
-  inspections: (ReceiptInspection | null)[] | null;
+  /** One packed inspection per entry from `from` on (null: no receipt); null when the receipts could not be read. */
+  packed: (PackedInspection | null)[] | null;
+  checkLists: Check[][];
+  anchors: SharedAnchor[];
   problem: { reason: string; withheld: boolean } | null;
 }
 
+const decoder = new TextDecoder();
+
+/** Interns values by a key: each distinct one is stored once, and referred to by its index. */
+class Table<T> {
+  readonly list: T[] = [];
+  readonly #index = new Map<string, number>();
+  of(key: string, value: () => T): number {
+    let i = this.#index.get(key);
+    if (i === undefined) {
+      i = this.list.length;
+      this.list.push(value());
+      this.#index.set(key, i);
+    }
+    return i;
+  }
+}
+
+const sameChecks = (a: readonly Check[], b: readonly Check[]): boolean =>
+  a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.status === b[i]!.status && c.reason === b[i]!.reason);
+
+type SharedAnchor = Omit<AnchorClaim, 'betLogIndex'>;
+
+const sameAnchor = (a: SharedAnchor, b: SharedAnchor): boolean =>
+  a.entryCount === b.entryCount &&
+  a.betLogRoot === b.betLogRoot &&
+  a.stateRoot === b.stateRoot &&
+  a.commitAccount === b.commitAccount &&
+  a.commitSignature === b.commitSignature;
+
+/** Packs inspections one after another; most receipts have the very checks and commit of the one before. */
+function packer(checkLists: Table<Check[]>, anchors: Table<SharedAnchor>): (x: ReceiptInspection) => PackedInspection {
+  let lastChecks: { list: Check[]; index: number } | null = null;
+  let lastAnchor: { shared: SharedAnchor; index: number } | null = null;
+  return (x) => {
+    let checks: number;
+    if (lastChecks && sameChecks(x.checks, lastChecks.list)) checks = lastChecks.index;
+    else {
+      let key = '';
+      for (const c of x.checks) key += `${c.name}\u0000${c.status}\u0000${c.reason ?? ''}\u0001`;
+      checks = checkLists.of(key, () => x.checks);
+      lastChecks = { list: x.checks, index: checks };
+    }
+    let anchor = -1;
+    if (x.anchor) {
+      const { betLogIndex: _, ...shared } = x.anchor;
+      if (lastAnchor && sameAnchor(shared, lastAnchor.shared)) anchor = lastAnchor.index;
+      else {
+        anchor = anchors.of(JSON.stringify(shared), () => shared);
+        lastAnchor = { shared, index: anchor };
+      }
+    }
+    return pack(x, checks, anchor);
+  };
+}
+
+function pack(x: ReceiptInspection, checks: number, anchor: number): PackedInspection {
+  return [
+    x.subject,
+    x.receiptId,
+    checks,
+    x.leafHex,
+    anchor,
+    x.anchor?.betLogIndex ?? -1,
+    x.rngLinks.flatMap((l) => [l.check, l.head, l.index, l.value]),
+    x.rngUses.flatMap((u) => [u.head, u.index]),
+    x.sessionKeys.flatMap((k) => [k.check, k.sessionPubkey, k.betPayloadHash, k.committedAt]),
+  ];
+}
+
+/**
+ * The inspection of entry `i` (counted from `from`) of a result, rebuilt. Its `checks` list is shared with
+ * other receipts of the tile: read it, never change it.
+ */
+export function unpackInspection(result: BundleResult, i: number): ReceiptInspection | null {
+  const p = result.packed?.[i];
+  if (!p) return null;
+  const [subject, receiptId, checks, leafHex, anchor, betLogIndex, links, uses, keys] = p;
+  const rngLinks: ReceiptInspection['rngLinks'] = [];
+  for (let k = 0; k < links.length; k += 4)
+    rngLinks.push({ check: links[k] as string, head: links[k + 1] as string, index: links[k + 2] as number, value: links[k + 3] as string });
+  const rngUses: ReceiptInspection['rngUses'] = [];
+  for (let k = 0; k < uses.length; k += 2) rngUses.push({ head: uses[k] as string, index: uses[k + 1] as number });
+  const sessionKeys: ReceiptInspection['sessionKeys'] = [];
+  for (let k = 0; k < keys.length; k += 4)
+    sessionKeys.push({
+      check: keys[k] as string,
+      sessionPubkey: keys[k + 1] as string,
+      betPayloadHash: keys[k + 2] as string,
+      committedAt: keys[k + 3] as string,
+    });
+  return {
+    subject,
+    receiptId,
+    checks: result.checkLists[checks] as Check[],
+    leafHex,
+    rngLinks,
+    rngUses,
+    sessionKeys,
+    anchor: anchor < 0 ? null : { ...(result.anchors[anchor] as SharedAnchor), betLogIndex },
+  };
+}
+
 export function inspectBundle(task: BundleTask): BundleResult {
-  const out: BundleResult = { start: task.start, leaves: null, inspections: null, problem: null };
+  const out: BundleResult = { start: task.start, leaves: null, packed: null, checkLists: [], anchors: [], problem: null };
+  const skip = task.from - task.start;
+  const count = task.width - skip;
   if (task.entries instanceof Uint8Array) {
     try {
-      out.leaves = decodeEntryBundle(task.entries, task.width).map((e) => toHex(leafHash(e)));
+      out.leaves = decodeEntryBundle(task.entries, task.width)
+        .slice(skip)
+        .map((e) => toHex(leafHash(e)));
     } catch (err) {
       out.problem = { reason: `the entry bundle is malformed: ${(err as Error).message}`, withheld: true };
       return out;
@@ -39,14 +175,14 @@ export function inspectBundle(task: BundleTask): BundleResult {
     out.problem = { reason: task.entries.error, withheld: task.entries.withheld };
     return out;
   }
-  if (typeof task.receipts !== 'string') {
+  if (!(task.receipts instanceof Uint8Array)) {
     out.problem = { reason: task.receipts.error, withheld: task.receipts.withheld };
-    out.inspections = Array.from({ length: task.width }, () => null);
+    out.packed = Array.from({ length: count }, () => null);
     return out;
   }
   let receipts: unknown;
   try {
-    receipts = (JSON.parse(task.receipts) as { receipts?: unknown }).receipts;
+    receipts = (JSON.parse(decoder.decode(task.receipts)) as { receipts?: unknown }).receipts;
   } catch {
     receipts = null;
   }
@@ -54,7 +190,13 @@ export function inspectBundle(task: BundleTask): BundleResult {
   // Ack keys come from the pinned trust root: a receipt can never choose the key its ack is checked with.
   const ackRoot = { keys: { ack: task.ackKeys, anchor: [], keeper: [] } } as unknown as Parameters<typeof keyAt>[0];
   const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', at) };
-  out.inspections = Array.from({ length: task.width }, (_, i) => (list ? inspectReceipt(list[i], ctx, { bulk: true }) : null));
+  const memo = new NodeMemo();
+  const checkLists = new Table<Check[]>();
+  const anchors = new Table<SharedAnchor>();
+  const packNext = packer(checkLists, anchors);
+  out.packed = Array.from({ length: count }, (_, i) => (list ? packNext(inspectReceipt(list[skip + i], ctx, { bulk: true, memo })) : null));
+  out.checkLists = checkLists.list;
+  out.anchors = anchors.list;
   if (!list) out.problem = { reason: `the receipt bundle does not hold ${task.width} receipts`, withheld: true };
   return out;
 }

@@ -70,7 +70,8 @@ export function workerInspector(size: number): Inspector {
           w.once('error', onError);
           w.once('exit', onExit);
           if (w.threadId < 0) return onExit(-1);
-          const transfer = task.entries instanceof Uint8Array ? [task.entries.buffer as ArrayBuffer] : [];
+          // The bundles move to the worker rather than being copied; the main thread is done with them.
+          const transfer = [task.entries, task.receipts].flatMap((b) => (b instanceof Uint8Array ? [b.buffer as ArrayBuffer] : []));
           w.postMessage(task, transfer);
         });
       } finally {

@@ -13,25 +13,28 @@ import {
   tileSpanOf,
 } from '../protocol/tlog-tiles.ts';
 import { type ApiClient, FetchError } from './http.ts';
+import type { ReadProblem } from './inspect-bundle.ts';
 
 const PREFIX = '/protocol/v1/bet-log/';
-
-/** Why a bundle could not be read: withheld (the service answered it does not have it) or unreachable. */
-export interface ReadProblem {
-  error: string;
-  withheld: boolean;
-}
 
 const problemOf = (err: unknown): ReadProblem => ({
   error: (err as Error).message,
   withheld: err instanceof FetchError && err.status !== undefined && err.status < 500,
 });
 
-/** The tile of entries `[index·256, index·256 + width)`: its entry bundle and its receipt bundle. */
-export async function readBundle(api: ApiClient, index: number, width: number): Promise<{ entries: Uint8Array | ReadProblem; receipts: string | ReadProblem }> {
+/**
+ * The tile of entries `[index·256, index·256 + width)`: its entry bundle and its receipt bundle (JSON, left
+ * undecoded for the worker thread that inspects it); for each, why it could not be read: withheld (the
+ * service answered it does not have it) or unreachable.
+ */
+export async function readBundle(
+  api: ApiClient,
+  index: number,
+  width: number,
+): Promise<{ entries: Uint8Array | ReadProblem; receipts: Uint8Array | ReadProblem }> {
   const [entries, receipts] = await Promise.all([
     api.bytes(`${PREFIX}${entryBundlePath(index, width)}`).catch(problemOf),
-    api.text(`${PREFIX}receipts/${encodeTileIndex(index)}${width === TILE_WIDTH ? '' : `.p/${width}`}`).catch(problemOf),
+    api.bytes(`${PREFIX}receipts/${encodeTileIndex(index)}${width === TILE_WIDTH ? '' : `.p/${width}`}`, undefined, '*/*').catch(problemOf),
   ]);
   return { entries, receipts };
 }

@@ -1,5 +1,5 @@
 // Checks that a receipt's bet-log entry is included under a root the anchor key committed on-chain.
-import { verifyInclusionHex } from './proofs.ts';
+import { verifyInclusionHex, type NodeMemo } from './proofs.ts';
 import { commitMemosOf, type RpcTransaction } from './chain.ts';
 import type { Checks } from './report.ts';
 import { isRecord } from './turn.ts';
@@ -27,9 +27,10 @@ export const anchorKeys = (key: string | readonly string[]): readonly string[] =
 /**
  * The CPU part: the anchored leaf is the rebuilt one and the inclusion proof verifies under the claimed
  * root. A receipt not anchored yet cannot be checked here (an `error`, not a violation).
+ * @param memo nodes shared with the other proofs of a bulk check
  * @returns the claim to check on-chain, or null
  */
-export function inspectAnchor(anchor: unknown, leafHex: string, checks: Checks, pending: 'error' | 'skip' = 'error'): AnchorClaim | null {
+export function inspectAnchor(anchor: unknown, leafHex: string, checks: Checks, pending: 'error' | 'skip' = 'error', memo?: NodeMemo): AnchorClaim | null {
   if (!isRecord(anchor)) {
     checks.fail('anchor', 'the receipt has no anchor object');
     return null;
@@ -48,7 +49,7 @@ export function inspectAnchor(anchor: unknown, leafHex: string, checks: Checks, 
     checks.fail('inclusion', 'betLogIndex, entryCount or betLogRoot is malformed');
     return null;
   }
-  const included = verifyInclusionHex(leafHex, betLogIndex, entryCount, anchor.betLogProof, betLogRoot);
+  const included = verifyInclusionHex(leafHex, betLogIndex, entryCount, anchor.betLogProof, betLogRoot, memo);
   checks.add('inclusion', included.ok ? included : { ok: false, reason: `inclusion proof fails: ${included.reason}` });
   if (!included.ok) return null;
   return { betLogIndex, entryCount, betLogRoot, stateRoot: anchor.stateRoot, commitAccount: anchor.commitAccount, commitSignature: anchor.commitSignature };

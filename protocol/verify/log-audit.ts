@@ -11,7 +11,7 @@
 import type { CompactRange } from '../compact-range.ts';
 import { fromHex, toHex } from '../encoding.ts';
 import { Checks, Tally, type Check, type Report } from './report.ts';
-import { completeReceipt, type ReceiptContext, type ReceiptInspection } from './receipt.ts';
+import { chainChecks, receiptReport, type ReceiptContext, type ReceiptInspection } from './receipt.ts';
 import { checkSessionKey, type SessionKeyLookup } from './session-key.ts';
 import type { SessionKeyUse } from './turn.ts';
 import { IndexSet } from './index-set.ts';
@@ -48,8 +48,17 @@ export interface AuditEntry {
   problem?: { reason: string; withheld: boolean } | null;
 }
 
-// `turn[3].commitment` and `commitment` count as one check across receipts.
-const baseName = (name: string): string => name.replace(/^turn\[\d+\]\./, '');
+// `turn[3].commitment` and `commitment` count as one check across receipts. Names are few and repeat on
+// every receipt: each is stripped once.
+const baseNames = new Map<string, string>();
+const baseName = (name: string): string => {
+  let base = baseNames.get(name);
+  if (base === undefined) {
+    base = name.replace(/^turn\[\d+\]\./, '');
+    if (baseNames.size < 4096) baseNames.set(name, base);
+  }
+  return base;
+};
 
 export class LogAudit {
   readonly range: CompactRange;
@@ -62,6 +71,8 @@ export class LogAudit {
   readonly #unique = new Tally('rng-index-unique');
   readonly #receipts = new Tally('receipts');
   readonly #byName = new Map<string, { pass: number; fail: string[]; error: string[] }>();
+  /** Check lists with no failure, and how many receipts had each (see #tallyReceipt). */
+  readonly #cleanLists = new Map<readonly Check[], number>();
   readonly #failed: Report[] = [];
   #failedCount = 0;
   readonly #keys = new Map<string, { index: number; receiptId: string; use: SessionKeyUse }[]>();
@@ -106,9 +117,9 @@ export class LogAudit {
     this.#served.item(null);
     const id = inspection.receiptId ?? `#${entry.index}`;
     this.#leaves.item(inspection.leafHex === entry.leafHex ? null : `entry ${entry.index} (${id}) is not the entry rebuilt from its receipt`);
-    const report = completeReceipt(inspection, this.#opts.context);
+    const chain = chainChecks(inspection, this.#opts.context);
     if (inspection.anchor && inspection.anchor.betLogIndex !== entry.index) {
-      report.checks.push({
+      chain.push({
         name: 'log-entry',
         status: 'fail',
         reason: `the receipt says index ${inspection.anchor.betLogIndex}, the log has it at ${entry.index}`,
@@ -122,14 +133,14 @@ export class LogAudit {
       }
       const fresh = set.add(use.index);
       this.#unique.item(fresh ? null : `rng index ${use.index} of chain ${use.head.slice(0, 12)}… is used again by ${id} (entry ${entry.index})`);
-      if (!fresh) report.checks.push({ name: 'rng-index-unique', status: 'fail', reason: `rng index ${use.index} was used by an earlier entry` });
+      if (!fresh) chain.push({ name: 'rng-index-unique', status: 'fail', reason: `rng index ${use.index} was used by an earlier entry` });
     }
     for (const use of inspection.sessionKeys) {
       const list = this.#keys.get(use.sessionPubkey) ?? [];
       list.push({ index: entry.index, receiptId: id, use });
       this.#keys.set(use.sessionPubkey, list);
     }
-    this.#tallyReceipt(id, report.checks, report);
+    this.#tallyReceipt(id, inspection, chain);
   }
 
   /** Entries `[from, to)` that the chain commits but that could not be read (`fail`: withheld; `error`: unreachable). */
@@ -143,28 +154,57 @@ export class LogAudit {
     return [...this.#keys].map(([sessionPubkey, uses]) => ({ sessionPubkey, betPayloadHash: (uses[0] as { use: SessionKeyUse }).use.betPayloadHash }));
   }
 
-  #tallyReceipt(id: string, checks: readonly Check[], report: Report): void {
-    let bad = false;
-    for (const c of checks) {
-      if (c.status === 'skip') continue;
-      const name = baseName(c.name);
-      let counts = this.#byName.get(name);
-      if (!counts) {
-        counts = { pass: 0, fail: [], error: [] };
-        this.#byName.set(name, counts);
-      }
-      if (c.status === 'pass') counts.pass++;
-      else {
-        (c.status === 'fail' ? counts.fail : counts.error).push(id);
-        bad = true;
-      }
+  /**
+   * Tallies a receipt's checks by name. A list of checks that all pass is usually shared by many receipts
+   * (a bulk run's inspections share them): it is counted per list, and expanded by name only at the end.
+   */
+  #tallyReceipt(id: string, inspection: ReceiptInspection, chain: readonly Check[]): void {
+    const own = inspection.checks;
+    const clean = own.every((c) => c.status === 'pass' || c.status === 'skip');
+    if (clean) {
+      this.#cleanLists.set(own, (this.#cleanLists.get(own) ?? 0) + 1);
+      if (this.#cleanLists.size > 1024) this.#expandCleanLists();
     }
-    const failed = checks.filter((c) => c.status === 'fail').map((c) => c.name);
+    const bad = this.#tallyChecks(id, clean ? [] : own) | this.#tallyChecks(id, chain);
+    const failed = [...(clean ? [] : own), ...chain].filter((c) => c.status === 'fail').map((c) => c.name);
     this.#receipts.item(failed.length ? `${id}: ${failed.join(', ')}` : null);
     if (bad) {
       this.#failedCount++;
-      if (this.#failed.length < (this.#opts.maxReports ?? 200)) this.#failed.push({ ...report, ok: !checks.some((c) => c.status === 'fail') });
+      if (this.#failed.length < (this.#opts.maxReports ?? 200)) {
+        const report = receiptReport(inspection, chain);
+        this.#failed.push({ ...report, ok: !report.checks.some((c) => c.status === 'fail') });
+      }
     }
+  }
+
+  /** @returns 1 when a check failed or could not be done, else 0 */
+  #tallyChecks(id: string, checks: readonly Check[]): number {
+    let bad = 0;
+    for (const c of checks) {
+      if (c.status === 'skip') continue;
+      const counts = this.#countsOf(c.name);
+      if (c.status === 'pass') counts.pass++;
+      else {
+        (c.status === 'fail' ? counts.fail : counts.error).push(id);
+        bad = 1;
+      }
+    }
+    return bad;
+  }
+
+  #countsOf(name: string): { pass: number; fail: string[]; error: string[] } {
+    const base = baseName(name);
+    let counts = this.#byName.get(base);
+    if (!counts) {
+      counts = { pass: 0, fail: [], error: [] };
+      this.#byName.set(base, counts);
+    }
+    return counts;
+  }
+
+  #expandCleanLists(): void {
+    for (const [list, receipts] of this.#cleanLists) for (const c of list) if (c.status === 'pass') this.#countsOf(c.name).pass += receipts;
+    this.#cleanLists.clear();
   }
 
   /**
@@ -193,6 +233,7 @@ export class LogAudit {
         }
       }
     }
+    this.#expandCleanLists();
     const checks = new Checks();
     this.#served.record(checks, 'no entries to read');
     this.#leaves.record(checks, 'no entries to read');

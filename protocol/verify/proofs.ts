@@ -1,20 +1,66 @@
 // The verifier's entry points for bet-log proofs in their wire form (hex), as receipts and the API give them.
-import { fromHex, isHex } from '../encoding.ts';
+import { fromHex, isHex, toHex } from '../encoding.ts';
 
 // Roots of any length go through as bytes: the Merkle verifier owns the size rules (equal sizes need equal roots, nothing more).
 const isAnyHex = (v: unknown): v is string => typeof v === 'string' && v.length % 2 === 0 && /^[0-9a-f]*$/.test(v);
-import { proofFromHex, verifyConsistency, verifyInclusion, type VerifyResult } from '../merkle.ts';
+import { MAX_PROOF_LENGTH, inclusionWalk, nodeHash, proofFromHex, verifyConsistency, verifyInclusion, type VerifyResult } from '../merkle.ts';
 
 type Size = number | bigint;
+
+/**
+ * Interior nodes already hashed, by their children (hex): the proofs of neighbouring leaves of one tree
+ * share all but their lowest nodes, so a bulk check of a tile's receipts hashes each node about once.
+ * A memoized hash is the same hash; bounded, it forgets everything when full. Children are only ever
+ * stored once they have been decoded as 32-byte hashes, so a hit needs no decoding.
+ */
+export class NodeMemo {
+  // By left child, then right child: a proof's strings are hashed for lookup once, never concatenated.
+  readonly #nodes = new Map<string, Map<string, string>>();
+  #size = 0;
+  constructor(readonly limit = 1 << 16) {}
+
+  /** @throws {TypeError} when a child is not 32 bytes of lowercase hex */
+  readonly node = (left: string, right: string): string => {
+    let byRight = this.#nodes.get(left);
+    let hash = byRight?.get(right);
+    if (hash === undefined) {
+      hash = toHex(nodeHash(fromHex(left, 32), fromHex(right, 32)));
+      if (this.#size >= this.limit) {
+        this.#nodes.clear();
+        this.#size = 0;
+        byRight = undefined;
+      }
+      if (!byRight) {
+        byRight = new Map();
+        this.#nodes.set(left, byRight);
+      }
+      byRight.set(right, hash);
+      this.#size++;
+    }
+    return hash;
+  };
+}
+
+const isU64 = (v: Size): boolean => (typeof v === 'bigint' ? v >= 0n && v < 1n << 64n : Number.isSafeInteger(v) && v >= 0);
 
 /**
  * RFC 9162 inclusion of the leaf `leafHex` at `index` in the tree of `size` with root `rootHex`; the
  * left/right path follows from (index, size) only. Nothing throws.
  * @example verifyInclusionHex(anchor.betLogEntryHash, anchor.betLogIndex, anchor.entryCount, anchor.betLogProof, anchor.betLogRoot)
  */
-export function verifyInclusionHex(leafHex: unknown, index: Size, size: Size, proofHex: unknown, rootHex: unknown): VerifyResult {
+export function verifyInclusionHex(leafHex: unknown, index: Size, size: Size, proofHex: unknown, rootHex: unknown, memo?: NodeMemo): VerifyResult {
   if (!isHex(leafHex, 32)) return { ok: false, reason: 'the leaf hash is not 32 bytes of lowercase hex' };
   if (!isAnyHex(rootHex)) return { ok: false, reason: 'the root is not lowercase hex' };
+  // The memoized walk decodes (so checks) every child it has not seen; whatever it cannot take, and every
+  // failure, goes the byte way below, so the verdict and the reason are the byte walk's.
+  if (memo && isU64(index) && isU64(size) && BigInt(index) < BigInt(size) && Array.isArray(proofHex) && proofHex.length <= MAX_PROOF_LENGTH) {
+    try {
+      const walk = inclusionWalk(BigInt(index), BigInt(size), leafHex, proofHex as string[], memo.node);
+      if (walk.ok && walk.root === rootHex) return { ok: true };
+    } catch {
+      // a malformed proof element: reported below
+    }
+  }
   let proof: Uint8Array[];
   try {
     proof = proofFromHex(proofHex);

@@ -15,6 +15,7 @@ import { checkDiceReceipt, type GameCheck } from './dice.ts';
 import { checkSweeperReceipt } from './sweeper.ts';
 import { checkSessionKey, type SessionKeyLookup } from './session-key.ts';
 import type { VerifyResult } from '../merkle.ts';
+import type { NodeMemo } from './proofs.ts';
 
 /** Links RNG reveals to chain heads committed on-chain (RngAnchors does). */
 export interface RngLinker {
@@ -67,8 +68,9 @@ const GAMES: Record<string, GameChecker> = {
 /**
  * Every check that needs the receipt alone; never throws.
  * @param options.bulk in a bulk run the log itself proves inclusion, so an anchor not filled yet is no gap
+ * @param options.memo Merkle nodes shared by the inclusion proofs of a bulk run's neighbouring receipts
  */
-export function inspectReceipt(receipt: unknown, ctx: InspectContext, options: { bulk?: boolean } = {}): ReceiptInspection {
+export function inspectReceipt(receipt: unknown, ctx: InspectContext, options: { bulk?: boolean; memo?: NodeMemo } = {}): ReceiptInspection {
   const checks = new Checks();
   const empty = { leafHex: null, rngLinks: [], rngUses: [], sessionKeys: [], anchor: null };
   if (!isRecord(receipt)) {
@@ -92,7 +94,7 @@ export function inspectReceipt(receipt: unknown, ctx: InspectContext, options: {
   }
   let anchor: AnchorClaim | null = null;
   if (game.leafHex === null) checks.fail('entry-hash', 'the bet-log entry could not be rebuilt from the verified bet');
-  else anchor = inspectAnchor(receipt.anchor, game.leafHex, checks, options.bulk ? 'skip' : 'error');
+  else anchor = inspectAnchor(receipt.anchor, game.leafHex, checks, options.bulk ? 'skip' : 'error', options.memo);
   return {
     subject,
     receiptId,
@@ -105,13 +107,23 @@ export function inspectReceipt(receipt: unknown, ctx: InspectContext, options: {
   };
 }
 
-/** Adds the checks that need chain state: RNG links, the anchor's commit memo, the session keys. */
-export function completeReceipt(inspection: ReceiptInspection, ctx: Omit<ReceiptContext, 'ackPublicKey'>): ReceiptReport {
+/** The checks that need chain state: RNG links, the anchor's commit memo, the session keys. */
+export function chainChecks(inspection: ReceiptInspection, ctx: Omit<ReceiptContext, 'ackPublicKey'>): Check[] {
   const checks = new Checks();
-  checks.list.push(...inspection.checks);
   for (const l of inspection.rngLinks) checks.add(l.check, ctx.rng.link(l.head, l.index, l.value));
   if (inspection.anchor) checkAnchorOnChain(inspection.anchor, ctx, checks);
   for (const use of inspection.sessionKeys) checkSessionKey(use, ctx.sessionKey?.(use.sessionPubkey), checks);
+  return checks.list;
+}
+
+/** The inspection's checks followed by its {@link chainChecks}, as one report. */
+export function completeReceipt(inspection: ReceiptInspection, ctx: Omit<ReceiptContext, 'ackPublicKey'>): ReceiptReport {
+  return receiptReport(inspection, chainChecks(inspection, ctx));
+}
+
+export function receiptReport(inspection: ReceiptInspection, chain: readonly Check[]): ReceiptReport {
+  const checks = new Checks();
+  checks.list.push(...inspection.checks, ...chain);
   return {
     ...checks.report(inspection.subject),
     rngUses: inspection.rngUses,

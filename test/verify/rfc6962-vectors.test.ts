@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { verifyConsistencyHex, verifyInclusionHex } from '../../protocol/verify/proofs.ts';
+import { NodeMemo, verifyConsistencyHex, verifyInclusionHex } from '../../protocol/verify/proofs.ts';
 
 const VECTORS = fileURLToPath(new URL('../../../shared/vectors/rfc6962/', import.meta.url));
 const hex = (b64: unknown): unknown => (typeof b64 === 'string' ? Buffer.from(b64, 'base64').toString('hex') : b64);
@@ -38,6 +38,14 @@ describe('RFC 6962 vectors through the verifier', () => {
     const v = read(file);
     const result = verifyInclusionHex(hex(v.leafHash), v.leafIdx as bigint, v.treeSize as bigint, proofHex(v), hex(v.root));
     expect(result.ok, `${String(v.desc)}: ${JSON.stringify(result)}`).toBe(v.wantErr !== true);
+  });
+
+  // A bulk audit memoizes interior nodes across proofs: one memo shared by every vector, good and bad.
+  const memo = new NodeMemo();
+  it.each(inclusion.map((f) => [f.slice(VECTORS.length), f]))('inclusion %s, through a shared node memo', (_name, file) => {
+    const v = read(file);
+    const args = [hex(v.leafHash), v.leafIdx as bigint, v.treeSize as bigint, proofHex(v), hex(v.root)] as const;
+    expect(verifyInclusionHex(...args, memo)).toEqual(verifyInclusionHex(...args));
   });
 
   it.each(consistency.map((f) => [f.slice(VECTORS.length), f]))('consistency %s', (_name, file) => {
