@@ -28,36 +28,8 @@ export const StreamHeaders = Type.Object({
   ),
 });
 
-const EXAMPLE_PLAY = {
-  receiptId: 'dice_f565e4c7b498b86e4ccd13bab2fbea0d',
-  game: 'dice',
-  player: 'p_UwWJ2XsPysN',
-  source: 'api',
-  betAmount: 1,
-  payout: 0,
-  profit: -1,
-  won: false,
-  settledAt: '2026-11-23T16:03:39.864Z',
-};
-
-const EXAMPLE_ACTIVITY = {
-  generatedAt: '2026-11-23T16:03:40.120Z',
-  game: 'all',
-  latestPlays: [EXAMPLE_PLAY],
-  latestEvents: [
-    {
-      id: '1795449819866-0',
-      seq: 5,
-      type: 'bet_settled',
-      at: '2026-11-23T16:03:39.864Z',
-      data: { game: 'dice', player: 'p_UwWJ2XsPysN', receiptId: 'dice_f565e4c7b498b86e4ccd13bab2fbea0d', wager: '1000000', payout: '0', status: 'lost' },
-    },
-  ],
-  topWagers: [EXAMPLE_PLAY],
-  topActors: [{ rank: 1, player: 'p_UwWJ2XsPysN', plays: 1, wagered: 1, paidOut: 0, profit: -1, roi: -1, winRate: 0 }],
-  totals: { plays: 1, wagered: 1, paidOut: 0, houseNet: 1 },
-  bankroll: { totalValue: 1000001 },
-};
+/** The stream's snapshot is what GET /api/activity answers: the same example. */
+const EXAMPLE_ACTIVITY = (Activity as { examples?: unknown[] }).examples?.[0];
 
 export const SnapshotEvent = Type.Object(
   { type: Type.Literal('snapshot', { description: "always 'snapshot'" }), snapshot: Activity },
