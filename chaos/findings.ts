@@ -27,7 +27,6 @@ export const OPEN_FINDINGS: readonly FindingId[] = [
   'redis-outage',
   'pending-bounds',
   'token-cache',
-  'negative-zero',
   'rpc-outage',
   'redis-resend',
 ];
