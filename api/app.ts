@@ -30,6 +30,7 @@ import mcpRoutes from './mcp/route.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 import { forDocument } from '../schemas/common.ts';
+import { capConnections, limitBodyStalls, serverLimits } from './http-limits.ts';
 
 const API_DESCRIPTION = `The public API of the service (the contract in api-contract.md; formats in design.md).
 
@@ -81,7 +82,10 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     trustProxy: trustProxyOf(deps.config.TRUST_PROXY),
     routerOptions: { maxParamLength: 512 },
     frameworkErrors: frameworkError,
+    ...serverLimits(deps.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitBodyStalls(app, deps.config);
+  capConnections(app, deps.config);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 
   // POSTs that take no body (sync) are often sent with a JSON content type and nothing in it.
