@@ -169,7 +169,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     ledger: new LedgerStore(redis, keys, scripts),
     bets: new BetStore(redis, keys, scripts),
     tickets: new TicketStore(redis, keys, scripts),
-    auth: new AuthStore(redis, keys),
+    auth: new AuthStore(redis, keys, { tokenCacheTtlMs: config.TOKEN_CACHE_TTL_MS }),
     anchors: new AnchorStore(redis, keys, scripts),
     manifests: new ManifestStore(redis, keys, scripts),
     rng: new RngStore(redis, keys, scripts),

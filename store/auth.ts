@@ -18,13 +18,34 @@ const hashToken = (token: string): string => createHash('sha256').update(token).
 // Redis keeps records a little longer than they are valid, so expiry is always judged by the service clock.
 const GRACE_MS = 60_000;
 
+export interface AuthStoreOptions {
+  /**
+   * How long a resolved token is trusted without asking Redis again: a token deleted there (or lost with its
+   * data) stops working on every process within this long.
+   */
+  tokenCacheTtlMs: number;
+  /** A monotonic clock in ms, for the cache's ages. */
+  now?: () => number;
+}
+
+interface CachedToken {
+  record: TokenRecord;
+  cachedAtMs: number;
+}
+
 export class AuthStore {
-  readonly #tokens = new Map<string, TokenRecord>();
+  readonly #tokens = new Map<string, CachedToken>();
+  readonly #ttlMs: number;
+  readonly #now: () => number;
 
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
-  ) {}
+    options: AuthStoreOptions = { tokenCacheTtlMs: 1_000 },
+  ) {
+    this.#ttlMs = options.tokenCacheTtlMs;
+    this.#now = options.now ?? (() => performance.now());
+  }
 
   newNonce(): string {
     return randomBytes(16).toString('hex');
@@ -51,22 +72,29 @@ export class AuthStore {
     return token;
   }
 
-  /** The wallet of a bearer header whose token this process already resolved; no I/O. */
+  /**
+   * The wallet of a bearer header whose token this process resolved lately; no I/O. Only for keying rate limits:
+   * authentication always goes through {@link resolveToken}.
+   */
   knownWallet(authorization: string | undefined): string | null {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-    return token ? (this.#tokens.get(hashToken(token))?.wallet ?? null) : null;
+    return token ? (this.#tokens.get(hashToken(token))?.record.wallet ?? null) : null;
   }
 
   /** The token's wallet, or null when it is unknown or expired at `nowMs`. */
   async resolveToken(token: string, nowMs: number): Promise<string | null> {
     const id = hashToken(token);
-    let record = this.#tokens.get(id);
+    const cached = this.#tokens.get(id);
+    let record = cached && this.#now() - cached.cachedAtMs < this.#ttlMs ? cached.record : undefined;
     if (!record) {
       const raw = await this.redis.get(this.keys.token(id));
-      if (!raw) return null;
+      if (!raw) {
+        this.#tokens.delete(id);
+        return null;
+      }
       record = JSON.parse(raw) as TokenRecord;
       if (this.#tokens.size > 50_000) this.#tokens.clear();
-      this.#tokens.set(id, record);
+      this.#tokens.set(id, { record, cachedAtMs: this.#now() });
     }
     return record.expiresAtMs > nowMs ? record.wallet : null;
   }
