@@ -128,6 +128,11 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(rateLimit, {
     max: deps.config.RATE_LIMIT_MAX,
     timeWindow: deps.config.RATE_LIMIT_WINDOW_MS,
+    // Counted in Redis, so the budget holds across API processes and hosts; while Redis is out the request gets
+    // 503 (api/plugins/errors.ts) rather than passing uncounted.
+    redis: deps.rateLimitStore.redis,
+    nameSpace: deps.rateLimitStore.nameSpace,
+    skipOnError: false,
     // A known token counts for its wallet; anything else (no token, or made-up ones) counts for the address.
     keyGenerator: (request) => app.auth.knownWallet(request.headers.authorization) ?? request.ip,
     errorResponseBuilder: (_request, context) => new PfwsError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),

@@ -2,6 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
+import type { Scripts } from './scripts.ts';
 
 export interface StoredChallenge {
   wallet: string;
@@ -24,6 +25,8 @@ export interface AuthStoreOptions {
    * data) stops working on every process within this long.
    */
   tokenCacheTtlMs: number;
+  /** Outstanding challenges per wallet; a new one past the cap voids the oldest. */
+  maxChallengesPerWallet: number;
   /** A monotonic clock in ms, for the cache's ages. */
   now?: () => number;
 }
@@ -36,14 +39,17 @@ interface CachedToken {
 export class AuthStore {
   readonly #tokens = new Map<string, CachedToken>();
   readonly #ttlMs: number;
+  readonly #maxChallenges: number;
   readonly #now: () => number;
 
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
-    options: AuthStoreOptions = { tokenCacheTtlMs: 1_000 },
+    readonly scripts: Scripts,
+    options: AuthStoreOptions,
   ) {
     this.#ttlMs = options.tokenCacheTtlMs;
+    this.#maxChallenges = options.maxChallengesPerWallet;
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -51,8 +57,13 @@ export class AuthStore {
     return randomBytes(16).toString('hex');
   }
 
+  /** Stores a challenge; past MAX_CHALLENGES_PER_WALLET outstanding for its wallet, the oldest is void. */
   async saveChallenge(nonce: string, challenge: StoredChallenge, ttlMs: number): Promise<void> {
-    await this.redis.set(this.keys.challenge(nonce), JSON.stringify(challenge), 'PX', ttlMs + GRACE_MS);
+    const k = this.keys;
+    await this.scripts.saveChallenge(
+      [k.challenge(nonce), k.challenges(challenge.wallet)],
+      [nonce, JSON.stringify(challenge), ttlMs + GRACE_MS, this.#maxChallenges, k.challengePrefix()],
+    );
   }
 
   async readChallenge(nonce: string): Promise<StoredChallenge | null> {
@@ -60,16 +71,19 @@ export class AuthStore {
     return raw ? (JSON.parse(raw) as StoredChallenge) : null;
   }
 
-  /** @returns false when someone else used the challenge first */
-  async consumeChallenge(nonce: string): Promise<boolean> {
-    return (await this.redis.del(this.keys.challenge(nonce))) === 1;
-  }
-
-  async issueToken(wallet: string, expiresAtMs: number, nowMs: number): Promise<string> {
+  /**
+   * Spends the challenge on a new token, at once; a re-send of the same call (after a lost reply) answers the same.
+   * @returns the token, or null when someone else used the challenge first
+   */
+  async spendChallenge(nonce: string, wallet: string, expiresAtMs: number, nowMs: number): Promise<string | null> {
     const token = randomBytes(32).toString('base64url');
     const record: TokenRecord = { wallet, expiresAtMs };
-    await this.redis.set(this.keys.token(hashToken(token)), JSON.stringify(record), 'PX', Math.max(1, expiresAtMs - nowMs) + GRACE_MS);
-    return token;
+    const k = this.keys;
+    const spent = await this.scripts.openSession(
+      [k.challenge(nonce), k.challengeUsed(nonce), k.token(hashToken(token)), k.challenges(wallet)],
+      [nonce, hashToken(token), JSON.stringify(record), Math.max(1, expiresAtMs - nowMs) + GRACE_MS, GRACE_MS],
+    );
+    return spent === 1 ? token : null;
   }
 
   /**
