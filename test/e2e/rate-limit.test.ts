@@ -47,7 +47,12 @@ describe('the rate limit', () => {
   it('is one budget across API instances: RATE_LIMIT_MAX requests over both pass, the next is 429 on either', async () => {
     const bases = [`${svc.apiUrl}/api`, `${second.apiUrl}/api`];
     const statuses = await Promise.all(
-      Array.from({ length: MAX }, (_, i) => fetch(`${bases[i % 2]}/protocol/v1/config`).then(async (r) => (await r.arrayBuffer(), r.status))),
+      Array.from({ length: MAX }, (_, i) =>
+        fetch(`${bases[i % 2]}/protocol/v1/config`).then(async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      ),
     );
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     for (const base of bases) {
