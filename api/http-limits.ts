@@ -50,25 +50,42 @@ export function serverLimits(limits: HttpLimits): Pick<
 }
 
 /**
- * A body that stalls for REQUEST_BODY_TIMEOUT_MS gets 408 and its socket is closed: the socket's idle timer runs
- * only while the body is being read, and is cleared once it has all arrived.
+ * A body that stalls for REQUEST_BODY_TIMEOUT_MS gets 408 and its socket is closed. The socket's idle timer runs
+ * only while the body is being read, from preParsing (after the onRequest hooks, whose waits are not the client's)
+ * until it has all arrived; a body already in when reading starts is not timed.
  */
 export function limitBodyStalls(app: FastifyInstance, limits: HttpLimits): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('preParsing', async (request, reply, payload) => {
     const raw = request.raw;
+    // A request without a body may not be marked complete yet when the hooks run in the same tick as its headers.
     const hasBody = raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
-    if (!hasBody || raw.complete) return;
+    if (!hasBody || raw.complete) return payload;
     const socket = raw.socket;
     const stalled = () => answerOnSocket(socket, 408, `Request timeout: the body stalled for ${limits.REQUEST_BODY_TIMEOUT_MS} ms`);
-    raw.setTimeout(limits.REQUEST_BODY_TIMEOUT_MS, stalled);
-    raw.once('end', () => {
+    const done = () => {
       raw.removeListener('timeout', stalled);
+      reply.raw.removeListener('timeout', done);
       socket.setTimeout(0);
-    });
+    };
+    raw.setTimeout(limits.REQUEST_BODY_TIMEOUT_MS, stalled);
+    raw.once('end', done);
+    raw.once('close', done);
+    // Once the body is all in, node hands the idle timer to the response; heard here, it does not close the socket.
+    reply.raw.once('timeout', done);
+    return payload;
   });
 }
 
-/** More open connections than MAX_CONNECTIONS on this process are closed as they arrive. */
+/**
+ * More open connections than MAX_CONNECTIONS on this process are closed as they arrive. Counted here rather than
+ * with node's `server.maxConnections`, which in a node:cluster worker hands a refused connection back to the
+ * primary to try on another worker, and so never closes it.
+ */
 export function capConnections(app: FastifyInstance, limits: HttpLimits): void {
-  app.server.maxConnections = limits.MAX_CONNECTIONS;
+  let open = 0;
+  app.server.on('connection', (socket: Socket) => {
+    open++;
+    socket.once('close', () => open--);
+    if (open > limits.MAX_CONNECTIONS) socket.destroy();
+  });
 }

@@ -40,8 +40,8 @@ function toEnvelope(raw: FastifyError | PfwsError, request: FastifyRequest, repl
   const error = (raw instanceof PfwsError ? null : unavailable(raw)) ?? raw;
   if (error instanceof PfwsError) {
     if (error.code === 'SERVICE_UNAVAILABLE') {
-      // An outage is logged once by its connection, not once per request it fails.
-      request.log.warn({ err: error.cause ?? error }, error.message);
+      // An outage is logged once by its connection (store/redis.ts), not once per request it fails.
+      request.log.debug({ err: error.cause ?? error }, error.message);
       reply.header('retry-after', String(RETRY_AFTER_S));
       if (error.extras.headers) reply.headers(error.extras.headers);
       return reply.code(503).type('application/json').send(error.envelope());

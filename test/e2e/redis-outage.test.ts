@@ -22,18 +22,27 @@ let origin: string;
 beforeAll(async () => {
   redis = new RedisServer({ dir, appendfsync: 'always' });
   await redis.start();
-  svc = await startTestService({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS), RATE_LIMIT_MAX: '1000000' });
+  svc = await startTestService({
+    REDIS_URL: redis.url,
+    REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+    // No longer than a command may wait: a body already in while the rate limiter waits on Redis is no stall.
+    REQUEST_BODY_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+    RATE_LIMIT_MAX: '1000000',
+  });
   origin = new URL(svc.api).origin;
   player = await new Player(svc.api, svc.rpcUrl).onboard(20);
 }, 120_000);
 
 afterAll(async () => {
   redis?.resume();
-  if (redis && !redis.running) await redis.start();
-  await svc?.cleanup();
-  await redis?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+  try {
+    if (redis && !redis.running) await redis.start();
+    await svc?.cleanup();
+  } finally {
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
 
 interface Answer {
   status: number;
