@@ -98,7 +98,12 @@ export const ConfigSchema = Type.Object({
   ),
   KEEP_ALIVE_TIMEOUT_MS: Int(100, 600_000, 5_000, 'An idle keep-alive connection is closed after this long'),
   MAX_CONNECTIONS: Int(1, 1_000_000, 1_024, 'Open connections per API process; more are closed at once'),
-  REDIS_COMMAND_TIMEOUT_MS: Int(100, 60_000, 2_000, 'A Redis command on a request path waits at most this long; the request then gets 503 SERVICE_UNAVAILABLE'),
+  REDIS_COMMAND_TIMEOUT_MS: Int(
+    100,
+    60_000,
+    2_000,
+    'A request waits at most this long for Redis, then gets 503 SERVICE_UNAVAILABLE (each command gets half: it may queue behind a batch in flight)',
+  ),
   CHAIN_RPC_TIMEOUT_MS: Int(100, 120_000, 5_000, 'A chain RPC call on a request path waits at most this long; the request then gets 503 SERVICE_UNAVAILABLE'),
   MAX_PREPARED_BETS_PER_WALLET: Int(1, 100_000, 64, 'Outstanding prepared bets per wallet; a new one past the cap expires the oldest'),
   MAX_UNREVEALED_BETS_PER_WALLET: Int(1, 100_000, 16, 'Committed, unrevealed bets per wallet; one more commit is GAME_INPUT_REJECTED (unrevealed_limit)'),

@@ -20,14 +20,21 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
 }
 
 /**
- * The service's command connection, for request paths: a command waits at most `commandTimeoutMs`, and one issued
- * while Redis is unreachable fails at once instead of waiting in a queue to be sent later, after its client was
- * told 503. Commands in flight when a connection drops are re-sent on reconnect (their reply may be all that was
- * lost); the scripts are idempotent, and those that move money refuse to run after the API stopped waiting
- * (store/scripts/_lib.lua `too_late`).
+ * Each command's own timeout, from the longest a request may wait for Redis (REDIS_COMMAND_TIMEOUT_MS): half of it,
+ * because an auto-pipelined command is sent only once the batch before it is answered (ioredis keeps one batch in
+ * flight), so it may wait out that batch's timeout before its own starts.
  */
-export async function createServiceRedis(url: string, commandTimeoutMs: number, logger: Logger): Promise<Redis> {
-  const redis = createRedis(url, { commandTimeout: commandTimeoutMs, enableOfflineQueue: false, autoResendUnfulfilledCommands: true });
+export const commandTimeoutOf = (requestWaitMs: number): number => Math.max(50, Math.floor(requestWaitMs / 2));
+
+/**
+ * The service's command connection, for request paths: a request waits at most `requestWaitMs` for Redis, and a
+ * command issued while Redis is unreachable fails at once instead of waiting in a queue to be sent later, after
+ * its client was told 503. Commands in flight when a connection drops are re-sent on reconnect (their reply may be
+ * all that was lost); the scripts are idempotent, and those that move money refuse to run after the API stopped
+ * waiting (store/scripts/_lib.lua `too_late`).
+ */
+export async function createServiceRedis(url: string, requestWaitMs: number, logger: Logger): Promise<Redis> {
+  const redis = createRedis(url, { commandTimeout: commandTimeoutOf(requestWaitMs), enableOfflineQueue: false, autoResendUnfulfilledCommands: true });
   logOutages(redis, logger);
   if (redis.status !== 'ready') await once(redis, 'ready');
   return redis;
@@ -50,15 +57,16 @@ export function logOutages(redis: Redis, logger: Logger): void {
 
 /**
  * When a request path's script must no longer run (unix ms, compared with Redis's TIME in the script): a little
- * before the command times out, so a script Redis runs late does nothing rather than race the 503. Assumes the
- * API hosts' clocks and Redis's agree to well under a second (NTP).
+ * before the script times out (scripts go out at once, never in an auto-pipelined batch), so a script Redis runs
+ * late does nothing rather than race the 503. Assumes the API hosts' clocks and Redis's agree to well under a
+ * second (NTP).
  */
 export type NotAfter = () => number;
 
-export const notAfterOf =
-  (commandTimeoutMs: number): NotAfter =>
-  () =>
-    Date.now() + commandTimeoutMs - Math.min(500, Math.floor(commandTimeoutMs / 4));
+export const notAfterOf = (requestWaitMs: number): NotAfter => {
+  const timeoutMs = commandTimeoutOf(requestWaitMs);
+  return () => Date.now() + timeoutMs - Math.min(250, Math.floor(timeoutMs / 4));
+};
 
 /** No limit (tests and tools that call the stores directly). */
 export const noDeadline: NotAfter = () => 0;
