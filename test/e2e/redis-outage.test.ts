@@ -41,7 +41,8 @@ afterAll(async () => {
   redis?.resume();
   try {
     if (redis && !redis.running) await redis.start();
-    await svc?.cleanup();
+    // Bounded, so that the test's own redis-server is stopped even when a failed test left the service stuck.
+    await Promise.race([svc?.cleanup(), new Promise((resolve) => setTimeout(resolve, 60_000).unref())]);
   } finally {
     await redis?.stop();
     rmSync(dir, { recursive: true, force: true });
