@@ -154,6 +154,10 @@ function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs: number
 async function forkApiWorkers(count: number, localnetUrl: string, logger: Logger): Promise<() => Promise<void>> {
   let stopping = false;
   let started = false;
+  // The API processes accept connections themselves. With the primary handing each connection over (round-robin),
+  // one in flight to a process that dies is held open by the primary, unanswered, for good; and the primary, which
+  // also runs the localnet, the indexer and the worker, would carry every connection.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   const fork = () => cluster.fork({ PFWS_LOCALNET_URL: localnetUrl });
   cluster.on('exit', (worker, code) => {
     if (stopping || !started) return;

@@ -21,7 +21,7 @@ import { explorerLinks, type ExplorerLinks } from './protocol/explorer.ts';
 import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
 import { RngChains } from './operator/rng-chains.ts';
 import { Aliases } from './operator/aliases.ts';
-import { createRedis, type Redis } from './store/redis.ts';
+import { createServiceRedis, notAfterOf, type Redis } from './store/redis.ts';
 import { Keys } from './store/keys.ts';
 import { defineScripts } from './store/scripts.ts';
 import { LedgerStore } from './store/ledger.ts';
@@ -97,7 +97,10 @@ export interface Wiring {
   redis: Redis;
   keys: Keys;
   stores: Stores;
+  /** For the worker and the indexer, which retry on their own. */
   rpc: SolanaRpc;
+  /** For request paths: each call waits at most CHAIN_RPC_TIMEOUT_MS, then the request gets 503. */
+  requestRpc: SolanaRpc;
   rpcUrl: string;
   setup: ChainSetup;
   operator: OperatorKeys;
@@ -181,7 +184,8 @@ async function refuseLostLedger(ledger: LedgerStore, rpc: SolanaRpc, rpcUrl: str
 
 export async function createWiring(config: Config, logger: Logger, rpcUrl: string, overrides: WiringOverrides = {}): Promise<Wiring> {
   setCryptoBackend(nodeBackend);
-  const redis = overrides.redis ?? createRedis(config.REDIS_URL);
+  const redis = overrides.redis ?? (await createServiceRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, logger));
+  const notAfter = notAfterOf(config.REDIS_COMMAND_TIMEOUT_MS);
   const keys = new Keys(config.REDIS_PREFIX);
   const queueDepths = new QueueDepths(config.REDIS_URL, keys.queuePrefix());
   // chDB belongs to the worker's process; with a ClickHouse server every process may open its own client.
@@ -197,14 +201,14 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const scripts = defineScripts(redis);
   const stores: Stores = {
     ledger: new LedgerStore(redis, keys, scripts),
-    bets: new BetStore(redis, keys, scripts),
-    tickets: new TicketStore(redis, keys, scripts),
-    auth: new AuthStore(redis, keys),
+    bets: new BetStore(redis, keys, scripts, notAfter),
+    tickets: new TicketStore(redis, keys, scripts, notAfter),
+    auth: new AuthStore(redis, keys, scripts, { tokenCacheTtlMs: config.TOKEN_CACHE_TTL_MS, maxChallengesPerWallet: config.MAX_CHALLENGES_PER_WALLET }),
     anchors: new AnchorStore(redis, keys, scripts),
     manifests: new ManifestStore(redis, keys, scripts),
     rng: new RngStore(redis, keys, scripts),
     indexer: new IndexerStore(redis, keys, scripts),
-    withdrawals: new WithdrawalStore(redis, keys, scripts),
+    withdrawals: new WithdrawalStore(redis, keys, scripts, notAfter),
     lp: new LpStore(redis, keys, scripts),
     payments: new PaymentStore(redis, keys),
     transparency: new TransparencyStore(redis, keys),
@@ -221,6 +225,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   // fork), required on API hosts elsewhere, and absent from the other roles' hosts.
   const agentSealingKey = config.localnet || config.roles.includes('api') ? loadSecret(config.keysDir, 'agent', config.localnet) : null;
   const rpc = createRpc(rpcUrl);
+  const requestRpc = createRpc(rpcUrl, config.CHAIN_RPC_TIMEOUT_MS);
 
   let faucet: OperatorKey | null = null;
   let setup: ChainSetup;
@@ -289,7 +294,14 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     ackOf,
     rngValue,
     clock,
-    settings: { prepareTtlMs: config.PREPARE_TTL_MS, revealDeadlineMs: config.REVEAL_DEADLINE_MS, limits, agent: config.agentLimits },
+    settings: {
+      prepareTtlMs: config.PREPARE_TTL_MS,
+      revealDeadlineMs: config.REVEAL_DEADLINE_MS,
+      limits,
+      agent: config.agentLimits,
+      maxPreparedPerWallet: config.MAX_PREPARED_BETS_PER_WALLET,
+      maxUnrevealedPerWallet: config.MAX_UNREVEALED_BETS_PER_WALLET,
+    },
     observer: metrics.observer,
   });
   const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
@@ -309,7 +321,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const houseDeps: HouseDeps = {
     ledger: stores.ledger,
     lp: stores.lp,
-    rpc,
+    rpc: requestRpc,
     setup,
     vaultTokenAccount: setup.vaultTokenAccount,
     lpMint: setup.lpMint,
@@ -426,7 +438,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   });
   const readiness = new ReadinessChecks()
     .add('redis', redisCheck(stores.heartbeats))
-    .add('rpc', rpcCheck(rpc))
+    .add('rpc', rpcCheck(requestRpc))
     .add('clickhouse', clickhouseCheck(analytics))
     .add('indexer', heartbeatCheck(stores.heartbeats, 'indexer', clock))
     .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock));
@@ -439,6 +451,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     keys,
     stores,
     rpc,
+    requestRpc,
     rpcUrl,
     setup,
     operator,
@@ -452,7 +465,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     sweeper,
     lifecycle,
     tail,
-    player: { ledger: stores.ledger, withdrawals: stores.withdrawals, links, rpc, setup, tail, aliasOf },
+    player: { ledger: stores.ledger, withdrawals: stores.withdrawals, links, rpc: requestRpc, setup, tail: { ...tail, rpc: requestRpc }, aliasOf },
     house: houseDeps,
     withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock },
     topUps,
@@ -517,7 +530,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     transparency: stores.transparency,
     trustRoots: new TrustRoots({
       store: stores.transparency,
-      rpc: w.rpc,
+      rpc: w.requestRpc,
       setup: w.setup,
       cluster: config.cluster,
       ackPublicKey: w.operator.ack.publicKey,
@@ -525,11 +538,12 @@ export function apiDepsOf(w: Wiring): ApiDeps {
       publicBaseUrl: config.PUBLIC_BASE_URL,
       clock: w.clock,
     }),
-    faucet: w.faucet ? { key: w.faucet, rpc: w.rpc, setup: w.setup } : null,
+    faucet: w.faucet ? { key: w.faucet, rpc: w.requestRpc, setup: w.setup } : null,
     activityStream: activityStreamOf(w),
     agentKeys: w.agentKeys,
     agents: w.agents,
     analytics: w.analytics,
+    rateLimitStore: { redis: w.redis, nameSpace: w.keys.rateLimit() },
     ops: {
       readiness: w.readiness,
       metrics: w.metrics,
@@ -540,7 +554,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
         manifests: stores.manifests,
         heartbeats: stores.heartbeats,
         queues: w.queueDepths,
-        rpc: w.rpc,
+        rpc: w.requestRpc,
         commitment: config.INDEXER_COMMITMENT,
         clock: w.clock,
       }),

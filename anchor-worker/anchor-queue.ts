@@ -69,6 +69,9 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
   const prefix = deps.queuePrefix;
   const anchorQueue = new Queue('anchor', { connection: connection(), prefix });
   const manifestQueue = new Queue('manifest', { connection: connection(), prefix });
+  // A Redis outage reaches these as connection errors, once per reconnect attempt; the workers below and the
+  // service's own connection already report it (BullMQ prints unheard errors to the console).
+  for (const q of [anchorQueue, manifestQueue]) q.on('error', () => undefined);
   // One commit (and one manifest) at a time across every worker process.
   await Promise.all([anchorQueue.setGlobalConcurrency(1), manifestQueue.setGlobalConcurrency(1)]);
 

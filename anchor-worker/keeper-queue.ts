@@ -50,6 +50,8 @@ export async function startKeeper(deps: KeeperQueueDeps, options: KeeperQueueOpt
   };
   const prefix = deps.queuePrefix;
   const queue = new Queue<KeeperJobData>('keeper', { connection: connection(), prefix });
+  // A Redis outage reaches it as connection errors; the worker below and the service's connection report them.
+  queue.on('error', () => undefined);
   // One keeper job at a time across every worker: LP valuations go in order, and payouts never race.
   await queue.setGlobalConcurrency(1);
 

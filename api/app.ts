@@ -32,6 +32,7 @@ import analyticsRoutes from './routes/analytics.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 import { forDocument } from '../schemas/common.ts';
+import { capConnections, limitBodyStalls, serverLimits } from './http-limits.ts';
 
 const API_DESCRIPTION = `The public API of the service (the contract in api-contract.md; formats in design.md).
 
@@ -86,7 +87,10 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     trustProxy: trustProxyOf(deps.config.TRUST_PROXY),
     routerOptions: { maxParamLength: 512 },
     frameworkErrors: frameworkError,
+    ...serverLimits(deps.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitBodyStalls(app, deps.config);
+  capConnections(app, deps.config);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 
   // POSTs that take no body (sync) are often sent with a JSON content type and nothing in it.
@@ -129,6 +133,11 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(rateLimit, {
     max: deps.config.RATE_LIMIT_MAX,
     timeWindow: deps.config.RATE_LIMIT_WINDOW_MS,
+    // Counted in Redis, so the budget holds across API processes and hosts; while Redis is out the request gets
+    // 503 (api/plugins/errors.ts) rather than passing uncounted.
+    redis: deps.rateLimitStore.redis,
+    nameSpace: deps.rateLimitStore.nameSpace,
+    skipOnError: false,
     // A known token counts for its wallet; anything else (no token, or made-up ones) counts for the address.
     keyGenerator: (request) => app.auth.knownWallet(request.headers.authorization) ?? request.ip,
     errorResponseBuilder: (_request, context) => new PfwsError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),

@@ -1,4 +1,5 @@
 // What the API role takes from the composition root: each route reads only the parts it names.
+import type { Redis } from '../store/redis.ts';
 import type { Logger } from 'pino';
 import type { Config } from '../config/env.ts';
 import type { ChainSetup } from '../chain/genesis.ts';
@@ -82,4 +83,6 @@ export interface ApiDeps {
   ops: OpsDeps;
   /** Activity, rankings and stats (the SSE snapshot reads `analytics.activity` too). */
   analytics: AnalyticsReader;
+  /** Where the rate limiter counts (@fastify/rate-limit's Redis store), so every API process shares one budget. */
+  rateLimitStore: { redis: Redis; nameSpace: string };
 }

@@ -62,8 +62,8 @@ export async function openSession(deps: SignInDeps, body: { walletAddress: strin
   const nowMs = deps.clock().getTime();
   if (nowMs > challenge.expiresAtMs) throw reject('The challenge expired; fetch a new one');
   if (!verifyBase64Signature(signature, utf8(message), walletAddress)) throw reject('The signature does not verify for this wallet and message');
-  if (!(await deps.auth.consumeChallenge(nonce))) throw reject('The challenge was already used; fetch a new one');
   const expiresAtMs = nowMs + deps.config.TOKEN_TTL_MS;
-  const token = await deps.auth.issueToken(walletAddress, expiresAtMs, nowMs);
+  const token = await deps.auth.spendChallenge(nonce, walletAddress, expiresAtMs, nowMs);
+  if (!token) throw reject('The challenge was already used; fetch a new one');
   return { token, walletAddress, expiresAt: new Date(expiresAtMs).toISOString() };
 }

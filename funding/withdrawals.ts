@@ -2,7 +2,7 @@
 // client's Idempotency-Key) and the view the API shows. The keeper in anchor-worker/ pays them out on-chain.
 import { randomBytes } from 'node:crypto';
 import { base32nopad } from '@scure/base';
-import { gameRejected, PfwsError } from '../protocol/errors.ts';
+import { gameRejected, PfwsError, rejectionError } from '../protocol/errors.ts';
 import type { ExplorerLinks } from '../protocol/explorer.ts';
 import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
 import type { WithdrawalRecord, WithdrawalStore } from '../store/withdrawals.ts';
@@ -59,6 +59,7 @@ export async function requestWithdrawal(deps: WithdrawalDeps, wallet: string, am
     alias: deps.aliasOf(wallet),
     idempotencyKey: idempotencyKey ?? id,
   });
+  if (result.kind === 'err' && result.reason === 'late') throw rejectionError('late');
   if (result.kind === 'err') {
     const balance = microToNumber(result.balance);
     throw gameRejected(`The amount exceeds the free balance (${balance})`, 'insufficient_balance', { balance });

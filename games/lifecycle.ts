@@ -23,6 +23,10 @@ export interface LifecycleSettings {
   limits: LimitSettings;
   /** The agent window an MCP stake counts against, checked in the commit script (design §9). */
   agent: AgentLimitSettings;
+  /** Outstanding prepared bets per wallet; a new one past the cap expires the oldest. */
+  maxPreparedPerWallet: number;
+  /** Committed bets per wallet awaiting their reveal; one more commit is GAME_INPUT_REJECTED (unrevealed_limit). */
+  maxUnrevealedPerWallet: number;
 }
 
 export interface LifecycleDeps {
@@ -148,6 +152,7 @@ export class BetLifecycle {
         source,
       },
       settings.prepareTtlMs,
+      settings.maxPreparedPerWallet,
     );
     return { betPayload, betPayloadHash, ...plan.reply };
   }
@@ -171,6 +176,7 @@ export class BetLifecycle {
       limits: settings.limits,
       agent: settings.agent,
       sessionSignature: body.sessionSignature,
+      maxUnrevealed: settings.maxUnrevealedPerWallet,
       ...(payload.game === 'sweeper' ? { ticketId: payload.params.ticketId } : {}),
     });
     if (result.kind === 'err') throw rejectionError(result.reason, result.detail);

@@ -183,6 +183,15 @@ function preflightFailure(err: TxErr, sim?: SimResult): RpcError {
 }
 
 export class Rpc {
+  /**
+   * Resolves once every transaction landed so far is in the transaction log on disk. Every answer waits for it, so
+   * nothing a client is told (a signature, a status, a balance) can be lost by a crash right after: state is
+   * rebuilt from the snapshot and that log.
+   */
+  durable(): Promise<void> {
+    return this.history.flushed();
+  }
+
   readonly handlers: Record<string, Handler>;
 
   constructor(

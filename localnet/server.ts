@@ -58,6 +58,8 @@ async function handleOne(rpc: Rpc, req: unknown, log: Logger): Promise<Obj | nul
       }
     }
   }
+  // A crash must not take back what a client was told (localnet/rpc.ts `durable`).
+  await rpc.durable();
   return isNotification ? null : response;
 }
 

@@ -98,6 +98,8 @@ export const LEDGER_REJECTIONS = {
   rng_exhausted: 'No operator RNG chain is committed yet; retry shortly',
   not_idle: 'The ticket had activity within TICKET_IDLE_MS',
   agent_wager_limit: 'Agent wager limit reached.',
+  unrevealed_limit: 'Too many committed bets of this wallet await their reveal; reveal them first',
+  late: 'The ledger did not answer in time; nothing was written; retry',
 } as const;
 
 export type LedgerRejection = keyof typeof LEDGER_REJECTIONS;
@@ -122,7 +124,7 @@ const DETAIL_FIELD: Partial<Record<LedgerRejection, string>> = {
 export function rejectionError(reason: LedgerRejection, detail: string | null = null): PfwsError {
   const message = LEDGER_REJECTIONS[reason];
   if (reason === 'session_key') return new PfwsError('SESSION_KEY_NOT_AUTHORIZED', message);
-  if (reason === 'rng_exhausted') return new PfwsError('SERVICE_UNAVAILABLE', message);
+  if (reason === 'rng_exhausted' || reason === 'late') return new PfwsError('SERVICE_UNAVAILABLE', message);
   const field = DETAIL_FIELD[reason];
   return gameRejected(message, reason, field && detail ? { [field]: detail } : {});
 }

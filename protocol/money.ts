@@ -24,13 +24,15 @@ export function parseAmount(value: unknown): bigint {
 
 /**
  * Like {@link parseAmount} but accepts 0.
- * @throws {AmountError} when the amount is not a finite non-negative number, or a decimal string, with at most 6 decimals
+ * @throws {AmountError} when the amount is not a finite non-negative number (-0 included), or a decimal string, with at most 6 decimals
  */
 export function parseNonNegativeAmount(value: unknown): bigint {
   // A decimal string is the exact form of an amount, so it is taken as it is written.
   if (typeof value === 'string' && value.length <= 40) return parseDecimalAmount(value);
   if (typeof value !== 'number') throw new AmountError('amount must be a number or a decimal string');
   if (!Number.isFinite(value)) throw new AmountError('amount must be finite');
+  // String(-0) is "0": a negative zero would otherwise pass as the amount 0.
+  if (Object.is(value, -0)) throw new AmountError('amount must not be negative');
   return parseDecimalAmount(expandExponent(String(value)));
 }
 

@@ -168,8 +168,11 @@ export const PaymentRequiredEnvelope = Type.Object(
   },
 );
 
-/** Response map with the error envelope on every listed error status. */
-export function responses<T extends Record<number, TSchema>>(ok: T, errors: number[] = [400, 401, 404, 429, 500]) {
+/**
+ * Response map with the error envelope on every listed error status. 503 SERVICE_UNAVAILABLE (with Retry-After) is
+ * on every route: any of them may find Redis or the chain RPC out.
+ */
+export function responses<T extends Record<number, TSchema>>(ok: T, errors: number[] = [400, 401, 404, 429, 500, 503]) {
   const map: Record<number, TSchema> = { ...ok };
   for (const status of errors) map[status] = ErrorEnvelope;
   return map;

@@ -27,6 +27,12 @@ export const ReadyResponse = Type.Object(
   {
     status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')], { description: 'ready (HTTP 200) when no check fails, else not_ready (HTTP 503)' }),
     checks: Type.Record(Type.String(), CheckResult, { description: 'each check by name: redis, rpc, clickhouse, indexer, worker' }),
+    error: Type.Optional(
+      Type.Object(
+        { code: Type.Literal('SERVICE_UNAVAILABLE'), message: Type.String({ description: 'the failing checks, by name' }) },
+        { description: 'only when not_ready (HTTP 503, with Retry-After): the error envelope of any other 503' },
+      ),
+    ),
   },
   {
     description: 'Readiness, with the reason of every check',

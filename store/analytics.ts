@@ -14,6 +14,9 @@ export interface BlockingStreamReader {
   close(): void;
 }
 
+/** Far above any block the shipper asks for (about a second). */
+const BLOCKING_COMMAND_TIMEOUT_MS = 30_000;
+
 export class JournalStream {
   constructor(
     readonly redis: Redis,
@@ -34,9 +37,12 @@ export class JournalStream {
     return Number(await this.redis.xtrim(this.streamKey, 'MINID', minId));
   }
 
-  /** XREAD BLOCK holds its connection, so a blocking reader gets one of its own. */
+  /**
+   * XREAD BLOCK holds its connection, so a blocking reader gets one of its own, without the request paths' short
+   * command timeout (which would cut a block of the same length); a hung Redis still fails it after 30 s.
+   */
   blockingReader(): BlockingStreamReader {
-    const connection = this.redis.duplicate();
+    const connection = this.redis.duplicate({ commandTimeout: BLOCKING_COMMAND_TIMEOUT_MS, enableOfflineQueue: true });
     return {
       read: async (afterId, count, blockMs) => {
         const reply = (await connection.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.streamKey, afterId)) as [string, StreamEntry[]][] | null;

@@ -5,6 +5,7 @@ import type { LimitSettings, LockedTotals } from '../protocol/house.ts';
 import { isLedgerRejection, type LedgerRejection } from '../protocol/errors.ts';
 import type { PlaySource } from '../protocol/receipt.ts';
 import type { Keys } from './keys.ts';
+import { noDeadline, type NotAfter } from './redis.ts';
 import type { Scripts } from './scripts.ts';
 
 export interface PreparedBet {
@@ -130,13 +131,16 @@ export class BetStore {
     readonly redis: Redis,
     readonly keys: Keys,
     readonly scripts: Scripts,
+    /** When a money-moving script sent now must no longer run (store/redis.ts). */
+    readonly notAfter: NotAfter = noDeadline,
   ) {}
 
   async isCommitmentUsed(commitment: string): Promise<boolean> {
     return (await this.redis.sismember(this.keys.commitments(), commitment)) === 1;
   }
 
-  async savePrepared(hash: string, bet: PreparedBet, ttlMs: number): Promise<void> {
+  /** Stores a prepared bet; past `cap` outstanding for its wallet, the oldest expires at once. */
+  async savePrepared(hash: string, bet: PreparedBet, ttlMs: number, cap: number): Promise<void> {
     // One JSON string (amounts as decimal strings), so saving is one command and the commit script decodes it.
     const record = {
       wallet: bet.wallet,
@@ -153,7 +157,8 @@ export class BetStore {
       turn: bet.turn ?? '',
       source: bet.source,
     };
-    await this.redis.set(this.keys.prepared(hash), JSON.stringify(record), 'PX', ttlMs + 60_000);
+    const k = this.keys;
+    await this.scripts.savePrepared([k.prepared(hash), k.preparedBets(bet.wallet)], [hash, JSON.stringify(record), ttlMs + 60_000, cap, k.preparedPrefix()]);
   }
 
   /** The state prepare checks, read atomically in one call. */
@@ -195,6 +200,8 @@ export class BetStore {
       agent: AgentLimitSettings;
       sessionSignature: string;
       ticketId?: string;
+      /** Committed bets of the wallet awaiting their reveal, at most (Sweeper turns not counted). */
+      maxUnrevealed: number;
     },
   ): Promise<CommitResult> {
     const k = this.keys;
@@ -214,6 +221,7 @@ export class BetStore {
         k.ticket(args.ticketId ?? '-'),
         k.agentWagers(wallet),
         k.agentWagered(wallet),
+        k.preparedBets(wallet),
       ],
       [
         hash,
@@ -228,6 +236,8 @@ export class BetStore {
         args.sessionSignature,
         args.agent.maxWagered.toString(),
         args.agent.windowMs,
+        args.maxUnrevealed,
+        this.notAfter(),
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -10,6 +10,10 @@ export class Keys {
   player = (wallet: string) => `${this.prefix}:{${wallet}}:player`;
   sessionKeys = (wallet: string) => `${this.prefix}:{${wallet}}:keys`;
   pendingBets = (wallet: string) => `${this.prefix}:{${wallet}}:pending`;
+  /** The wallet's outstanding prepared bets, oldest first (at most MAX_PREPARED_BETS_PER_WALLET). */
+  preparedBets = (wallet: string) => `${this.prefix}:{${wallet}}:prepared`;
+  /** The wallet's outstanding sign-in challenges (nonces), oldest first (at most MAX_CHALLENGES_PER_WALLET). */
+  challenges = (wallet: string) => `${this.prefix}:{${wallet}}:challenges`;
   activeTicket = (wallet: string) => `${this.prefix}:{${wallet}}:ticket`;
   recentPlays = (wallet: string, game: 'dice' | 'sweeper') => `${this.prefix}:{${wallet}}:recent:${game}`;
   withdrawals = (wallet: string) => `${this.prefix}:{${wallet}}:withdrawals`;
@@ -24,6 +28,7 @@ export class Keys {
   agentWagered = (wallet: string) => `${this.prefix}:{${wallet}}:agent:wagered`;
 
   prepared = (betPayloadHash: string) => `${this.prefix}:prep:${betPayloadHash}`;
+  readonly preparedPrefix = () => `${this.prefix}:prep:`;
   bet = (betPayloadHash: string) => `${this.prefix}:bet:${betPayloadHash}`;
   recoverySeed = (betPayloadHash: string) => `${this.prefix}:recovery:${betPayloadHash}`;
   ticket = (ticketId: string) => `${this.prefix}:ticket:${ticketId}`;
@@ -34,6 +39,11 @@ export class Keys {
   x402Claim = (fingerprint: string) => `${this.prefix}:x402:claim:${fingerprint}`;
 
   challenge = (nonce: string) => `${this.prefix}:challenge:${nonce}`;
+  readonly challengePrefix = () => `${this.prefix}:challenge:`;
+  /** A spent challenge: the hash of the token it was spent on, so a re-sent sign-in answers the same. */
+  challengeUsed = (nonce: string) => `${this.prefix}:challenge-used:${nonce}`;
+  /** @fastify/rate-limit's counters (shared by every API process). */
+  readonly rateLimit = () => `${this.prefix}:ratelimit:`;
   token = (tokenHash: string) => `${this.prefix}:token:${tokenHash}`;
 
   readonly house = () => `${this.prefix}:house`;

@@ -1,12 +1,83 @@
 // Redis connections: one for commands (auto-pipelined, scripts excepted), others for blocking use (BullMQ, pub/sub).
+import { once } from 'node:events';
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
 import { SCRIPT_NAMES } from './scripts.ts';
 import { redactUrl, StartupError } from '../config/startup.ts';
 
 export type { Redis };
 
+/** @fastify/rate-limit's scripts (its Redis store defines them on the connection it is given). */
+const RATE_LIMIT_SCRIPTS = ['rateLimit', 'rateLimitRead'];
+
 export function createRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: SCRIPT_NAMES, lazyConnect: false, ...options });
+  return new Redis(url, {
+    enableAutoPipelining: true,
+    autoPipeliningIgnoredCommands: [...SCRIPT_NAMES, ...RATE_LIMIT_SCRIPTS],
+    lazyConnect: false,
+    ...options,
+  });
+}
+
+/**
+ * Each command's own timeout, from the longest a request may wait for Redis (REDIS_COMMAND_TIMEOUT_MS): half of it,
+ * because an auto-pipelined command is sent only once the batch before it is answered (ioredis keeps one batch in
+ * flight), so it may wait out that batch's timeout before its own starts.
+ */
+export const commandTimeoutOf = (requestWaitMs: number): number => Math.max(50, Math.floor(requestWaitMs / 2));
+
+/**
+ * The service's command connection, for request paths: a request waits at most `requestWaitMs` for Redis, and a
+ * command issued while Redis is unreachable fails at once instead of waiting in a queue to be sent later, after
+ * its client was told 503. Commands in flight when a connection drops are re-sent on reconnect (their reply may be
+ * all that was lost); the scripts are idempotent, and those that move money refuse to run after the API stopped
+ * waiting (store/scripts/_lib.lua `too_late`).
+ */
+export async function createServiceRedis(url: string, requestWaitMs: number, logger: Logger): Promise<Redis> {
+  const redis = createRedis(url, { commandTimeout: commandTimeoutOf(requestWaitMs), enableOfflineQueue: false, autoResendUnfulfilledCommands: true });
+  logOutages(redis, logger);
+  if (redis.status !== 'ready') await once(redis, 'ready');
+  return redis;
+}
+
+/** One line when a connection is lost (not one per reconnect attempt) and one when it is back. */
+export function logOutages(redis: Redis, logger: Logger): void {
+  let down = false;
+  redis.on('error', (err: Error & { code?: string }) => {
+    if (down) return;
+    down = true;
+    logger.error({ err: { message: err.message, code: err.code } }, 'Redis unreachable; requests get 503 until it is back');
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.info('Redis reachable again');
+  });
+}
+
+/**
+ * When a request path's script must no longer run (unix ms, compared with Redis's TIME in the script): a little
+ * before the script times out (scripts go out at once, never in an auto-pipelined batch), so a script Redis runs
+ * late does nothing rather than race the 503. Assumes the API hosts' clocks and Redis's agree to well under a
+ * second (NTP).
+ */
+export type NotAfter = () => number;
+
+export const notAfterOf = (requestWaitMs: number): NotAfter => {
+  const timeoutMs = commandTimeoutOf(requestWaitMs);
+  return () => Date.now() + timeoutMs - Math.min(250, Math.floor(timeoutMs / 4));
+};
+
+/** No limit (tests and tools that call the stores directly). */
+export const noDeadline: NotAfter = () => 0;
+
+const UNAVAILABLE = [/^Command timed out/, /enableOfflineQueue options is false/, /^Connection is closed/, /^Reached the max retries per request limit/];
+
+/** A Redis command failed because Redis was unreachable or too slow, not because of what it asked. */
+export function isRedisUnavailable(err: unknown): boolean {
+  const e = err as { name?: string; message?: string } | null;
+  if (!e || typeof e.message !== 'string' || e.name === 'ReplyError') return false;
+  return e.name === 'MaxRetriesPerRequestError' || UNAVAILABLE.some((re) => re.test(e.message as string));
 }
 
 /** BullMQ requires `maxRetriesPerRequest: null` on its connections. */

@@ -6,7 +6,10 @@ import type { Redis } from 'ioredis';
 /** Every script and how many keys it takes. */
 export const SCRIPTS = {
   applyChainItem: 9,
-  commitBet: 14,
+  commitBet: 15,
+  savePrepared: 2,
+  saveChallenge: 2,
+  openSession: 4,
   openTicket: 10,
   settleTurn: 14,
   prepareView: 4,

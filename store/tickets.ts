@@ -5,6 +5,7 @@ import type { LimitSettings } from '../protocol/house.ts';
 import type { LedgerRejection } from '../protocol/errors.ts';
 import type { PlaySource } from '../protocol/receipt.ts';
 import type { Keys } from './keys.ts';
+import { noDeadline, type NotAfter } from './redis.ts';
 import type { Scripts } from './scripts.ts';
 import { rejectionOf } from './bets.ts';
 
@@ -51,6 +52,8 @@ export class TicketStore {
     readonly redis: Redis,
     readonly keys: Keys,
     readonly scripts: Scripts,
+    /** When a money-moving script sent now must no longer run (store/redis.ts). */
+    readonly notAfter: NotAfter = noDeadline,
   ) {}
 
   async open(
@@ -101,6 +104,7 @@ export class TicketStore {
         t.nowMs,
         t.agent.maxWagered.toString(),
         t.agent.windowMs,
+        this.notAfter(),
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
+import { noDeadline, type NotAfter } from './redis.ts';
 import type { Scripts } from './scripts.ts';
 import { storedTxOf, storeKeeperTx, type StoreTxResult, type StoredKeeperTx } from './keeper-jobs.ts';
 
@@ -24,7 +25,11 @@ export interface WithdrawalRecord {
   stuck: string | null;
 }
 
-export type WithdrawalRequestResult = { kind: 'ok' | 'existing'; id: string } | { kind: 'err'; reason: 'insufficient_balance'; balance: bigint };
+export type WithdrawalRequestResult =
+  | { kind: 'ok' | 'existing'; id: string }
+  | { kind: 'err'; reason: 'insufficient_balance'; balance: bigint }
+  /** Redis ran it after the API stopped waiting: nothing was written. */
+  | { kind: 'err'; reason: 'late' };
 
 const idempotencyHash = (key: string) => createHash('sha256').update(key).digest('hex');
 
@@ -33,6 +38,8 @@ export class WithdrawalStore {
     readonly redis: Redis,
     readonly keys: Keys,
     readonly scripts: Scripts,
+    /** When a money-moving script sent now must no longer run (store/redis.ts). */
+    readonly notAfter: NotAfter = noDeadline,
   ) {}
 
   /**
@@ -55,8 +62,9 @@ export class WithdrawalStore {
         k.journal(),
         k.journalSeq(),
       ],
-      [w.id, wallet, w.amount.toString(), w.at, String(w.atMs), w.alias],
+      [w.id, wallet, w.amount.toString(), w.at, String(w.atMs), w.alias, this.notAfter()],
     )) as string[];
+    if (reply[0] === 'err' && reply[1] === 'late') return { kind: 'err', reason: 'late' };
     if (reply[0] === 'err') return { kind: 'err', reason: 'insufficient_balance', balance: BigInt(reply[2] ?? '0') };
     return { kind: reply[0] as 'ok' | 'existing', id: reply[1] as string };
   }

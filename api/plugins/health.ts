@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HealthResponse, ReadyResponse } from '../../schemas/ops.ts';
+import { RETRY_AFTER_S } from './errors.ts';
 
 export default async function healthPlugin(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -37,7 +38,12 @@ export default async function healthPlugin(fastify: FastifyInstance) {
     },
     async (_request, reply) => {
       const { ready, checks } = await readiness.run();
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
+      if (ready) return reply.code(200).send({ status: 'ready', checks });
+      const failing = Object.keys(checks).filter((name) => checks[name]?.status === 'failing');
+      return reply
+        .code(503)
+        .header('retry-after', String(RETRY_AFTER_S))
+        .send({ status: 'not_ready', checks, error: { code: 'SERVICE_UNAVAILABLE' as const, message: `Not ready: ${failing.join(', ')} failing` } });
     },
   );
 }

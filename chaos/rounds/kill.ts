@@ -1,10 +1,7 @@
 // kill -9 under load: one API process, every API process, the main process (localnet, indexer, worker), or the
 // main process and Redis together (a host crash that spares the disk).
-import { open } from 'node:fs/promises';
-import path from 'node:path';
 import type { Harness } from '../harness.ts';
 import { TIMEOUT_MARGIN_MS } from '../findings.ts';
-import { HISTORY_FILE } from '../../localnet/snapshot.ts';
 import { Player } from '../../test/helpers/player.ts';
 import { isAlive } from '../service-process.ts';
 import { sleep, waitFor } from '../ports.ts';
@@ -16,28 +13,6 @@ import { retrying } from '../recovery.ts';
 export type KillKind = 'api-worker' | 'api-workers' | 'main' | 'host';
 
 export const KILL_KINDS: readonly KillKind[] = ['api-worker', 'main', 'api-workers', 'host'];
-
-/**
- * Waits until the localnet's transaction log on disk holds `signature`. The localnet reports a transaction
- * finalized (and serves it from memory) before its record is written; a kill -9 in between loses it (seen once
- * under heavy load). The crash-deposit check is about the ledger crediting exactly once, so it waits this out.
- */
-async function onDisk(h: Harness, signature: string): Promise<void> {
-  const file = path.join(h.service.options.env.DATA_DIR!, 'localnet', HISTORY_FILE);
-  const tail = async () => {
-    const fh = await open(file, 'r');
-    try {
-      const { size } = await fh.stat();
-      const length = Math.min(size, 256 * 1024);
-      const buf = Buffer.alloc(length);
-      await fh.read(buf, 0, length, size - length);
-      return buf.toString('utf8').includes(signature);
-    } finally {
-      await fh.close();
-    }
-  };
-  await waitFor(`transaction ${signature} in ${file}`, tail, 10_000, 10);
-}
 
 /** A new player whose setup deposit is confirmed on-chain; the ledger has not necessarily credited it yet. */
 async function confirmedDeposit(h: Harness, deposit: number): Promise<ChaosPlayer> {
@@ -53,7 +28,9 @@ async function confirmedDeposit(h: Harness, deposit: number): Promise<ChaosPlaye
   chaos.client.token = wallet.token;
   const built = await wallet.post('/protocol/v1/player/setup-transaction', { amount: deposit, sessionPubkey: chaos.client.session.publicKey });
   if (built.status !== 200) throw new Error(`setup-transaction: ${built.status} ${JSON.stringify(built.body)}`);
-  await onDisk(h, await wallet.signAndSend(built.body.transaction));
+  // The localnet answers only once the transaction is in its log on disk (localnet/rpc.ts `durable`), so the
+  // crash below cannot take it back.
+  await wallet.signAndSend(built.body.transaction);
   // The books expect it credited exactly once from now on.
   chaos.deposit = deposit;
   return chaos;

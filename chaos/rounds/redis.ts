@@ -16,6 +16,11 @@ interface Probe {
   auth: boolean;
 }
 
+const causeOf = (err: unknown): string => {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause ? `: ${cause.code ?? cause.message}` : '';
+};
+
 async function probeOutage(h: Harness, probe: Probe, deadlineMs: number): Promise<Check> {
   const t0 = Date.now();
   const origin = h.service.api.replace(/\/api$/, '');
@@ -45,7 +50,7 @@ async function probeOutage(h: Harness, probe: Probe, deadlineMs: number): Promis
     return {
       name: `Redis down: ${probe.name} answers 503 SERVICE_UNAVAILABLE with Retry-After`,
       held: false,
-      detail: `no answer within ${deadlineMs} ms (${(err as Error).name})`,
+      detail: `no answer within ${deadlineMs} ms (${(err as Error).name}${causeOf(err)})`,
       finding: 'redis-outage',
     };
   }

@@ -1,9 +1,9 @@
 // Lost Redis replies, on purpose: the second API host reaches Redis through a proxy that lets one command run and
 // then cuts the connection before its answer. ioredis sends the command again on reconnect; an idempotent step
-// (commit, reveal) must answer as if nothing happened, and so must a ticket open and a sign-in (redis-resend, open).
+// (commit, reveal) must answer as if nothing happened, and so must a ticket open and a sign-in (redis-resend).
 import type { Harness } from '../harness.ts';
 import type { ChaosPlayer } from '../load.ts';
-import { commandNaming, scriptNaming } from '../redis-proxy.ts';
+import { scriptNaming } from '../redis-proxy.ts';
 import { emptyRecovery, finishTicket, recoverPlayer } from '../recovery.ts';
 import type { Check, RoundReport } from '../report.ts';
 import { beginRound, endRound, recoveryChecks } from './common.ts';
@@ -113,7 +113,7 @@ export async function replyLossRound(h: Harness, round: number): Promise<RoundRe
   // Sign-in: the re-run finds the challenge already consumed.
   const challenge = await send(host, p, 'GET', `/wallet/challenge?wallet=${p.wallet}`);
   const nonce = String(challenge.body.nonce);
-  const signIn = await withLostReply(h, commandNaming('del', nonce), () =>
+  const signIn = await withLostReply(h, scriptNaming(nonce), () =>
     send(host, p, 'POST', '/wallet/session', {
       walletAddress: p.wallet,
       message: challenge.body.message,

@@ -117,3 +117,13 @@ local function agent_record(windowKey, totalKey, nowMs, windowMs, id, stake)
   redis.call('PEXPIRE', windowKey, windowMs)
   redis.call('PEXPIRE', totalKey, windowMs)
 end
+
+-- A request path's script that Redis runs after the API stopped waiting for it (Redis hung, or the command was
+-- re-sent on reconnect) must do nothing: its client was answered 503 and must not find it done later.
+-- `notAfterMs` is in Redis's clock (unix ms); '0' or '' means no limit.
+local function too_late(notAfterMs)
+  local limit = tonumber(notAfterMs or '0') or 0
+  if limit <= 0 then return false end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > limit
+end

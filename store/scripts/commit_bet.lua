@@ -1,16 +1,20 @@
 -- Commits a prepared bet: re-checks nonce, key, commitment, balance and limits, locks the stake,
 -- assigns the RNG index and records the pending bet, all at once. Idempotent on betPayloadHash.
 -- An MCP stake also counts against the wallet's agent window, checked and booked here (design §9).
+-- A wallet holds at most maxUnrevealed committed bets awaiting their reveal (a Sweeper turn, one per ticket,
+-- is not counted). Run after notAfterMs (Redis clock), when its client was already told 503, it does nothing.
 -- KEYS: player, sessionKeys, prepared, bet, commitments, house, rng, journal, seq, pending, deadlines, ticket,
---       agentWagers, agentWagered
+--       agentWagers, agentWagered, walletPrepared
 -- ARGV: betPayloadHash, wallet, nowMs, committedAt, revealDeadlineMs, revealDeadline,
---       maxExposureBps, maxPayoutBps, maxBetBps, sessionSignature, agentMaxWagered, agentWindowMs
+--       maxExposureBps, maxPayoutBps, maxBetBps, sessionSignature, agentMaxWagered, agentWindowMs,
+--       maxUnrevealed, notAfterMs
 local hash, wallet = ARGV[1], ARGV[2]
 local existing = redis.call('HMGET', KEYS[4], 'wallet', 'betNonce', 'rngIndex', 'rngChainHead', 'committedAt', 'revealDeadline', 'state')
 if existing[1] then
   if existing[1] ~= wallet then return {'err', 'not_found'} end
   return {'dup', existing[2], existing[3], existing[4], existing[5], existing[6], existing[7]}
 end
+if too_late(ARGV[14]) then return {'err', 'late'} end
 local raw = redis.call('GET', KEYS[3])
 if not raw then return {'err', 'not_prepared'} end
 local prep = cjson.decode(raw)
@@ -35,6 +39,7 @@ end
 local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias')
 if num(p[8]) ~= num(player[2]) then return {'err', 'stale_nonce'} end
 if redis.call('SISMEMBER', KEYS[5], p[7]) == 1 then return {'err', 'commitment_used'} end
+if not isTurn and redis.call('SCARD', KEYS[10]) >= num(ARGV[13]) then return {'err', 'unrevealed_limit'} end
 
 local stake = p[3]
 local exposureDelta = p[5]
@@ -69,6 +74,7 @@ redis.call('HSET', KEYS[4], 'wallet', wallet, 'state', 'committed', 'game', p[10
   'turn', p[12] or '', 'commitSignature', ARGV[10], 'source', prep.source or 'api')
 if isTurn then redis.call('HSET', KEYS[12], 'pendingTurn', hash) end
 redis.call('DEL', KEYS[3])
+redis.call('LREM', KEYS[15], 0, hash)
 redis.call('SADD', KEYS[10], hash)
 redis.call('ZADD', KEYS[11], ARGV[5], hash)
 journal(KEYS[8], KEYS[9], 'bet_committed', ARGV[4], cjson.encode({

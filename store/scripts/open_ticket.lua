@@ -3,9 +3,14 @@
 -- against the wallet's agent window at open (design §9).
 -- KEYS: player, sessionKeys, activeTicket, ticket, house, journal, seq, idleTickets, agentWagers, agentWagered
 -- ARGV: wallet, ticketId, mode, wager, fullPayout, exposureDelta, sessionPubkey, createdAt, serverSeedHash,
---       maxExposureBps, maxPayoutBps, maxBetBps, source, nowMs, agentMaxWagered, agentWindowMs
+--       maxExposureBps, maxPayoutBps, maxBetBps, source, nowMs, agentMaxWagered, agentWindowMs, notAfterMs
+-- Run again for the same ticket id (a re-send after a lost reply) it answers as the first run did; run after
+-- notAfterMs (Redis clock), when its client was already told 503, it does nothing.
 local wallet, ticketId, wager, exposureDelta = ARGV[1], ARGV[2], ARGV[4], ARGV[6]
-if redis.call('EXISTS', KEYS[3]) == 1 then return {'err', 'ticket_active', redis.call('GET', KEYS[3])} end
+local active = redis.call('GET', KEYS[3])
+if active == ticketId then return {'ok', redis.call('HGET', KEYS[4], 'nonce') or '0'} end
+if active then return {'err', 'ticket_active', active} end
+if too_late(ARGV[17]) then return {'err', 'late'} end
 local keyState = redis.call('HGET', KEYS[2], ARGV[7])
 if not keyState or cjson.decode(keyState).status ~= 'active' then return {'err', 'session_key'} end
 local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias')

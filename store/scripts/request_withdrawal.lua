@@ -1,9 +1,11 @@
 -- Requests a withdrawal: moves the amount from the player's balance to pending withdrawals (NAV is unchanged) and
 -- records it for the keeper. Idempotent on the client's Idempotency-Key: a repeat answers the first withdrawal.
 -- KEYS: player, idempotency, withdrawal, playerWithdrawals, open, house, journal, seq
--- ARGV: id, wallet, amount, at, atMs, alias
+-- ARGV: id, wallet, amount, at, atMs, alias, notAfterMs
+-- Run after notAfterMs (Redis clock), when its client was already told 503, it does nothing.
 local existing = redis.call('GET', KEYS[2])
 if existing then return {'existing', existing} end
+if too_late(ARGV[7]) then return {'err', 'late'} end
 local amount = ARGV[3]
 local balance = redis.call('HGET', KEYS[1], 'balance')
 if num(amount) > num(balance) then return {'err', 'insufficient_balance', balance or '0'} end

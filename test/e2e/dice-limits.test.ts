@@ -7,7 +7,8 @@ let svc: TestService;
 
 beforeAll(async () => {
   // NAV 10,000: maxBet 50, maxPayout 100, maxExposure 1,000 (10%, below the 25% default, so a few bets fill it).
-  svc = await startTestService({ DEV_HOUSE_CAPITAL: '10000', MAX_EXPOSURE_BPS: '1000' });
+  // One whale's open bets use up the exposure budget: more than MAX_UNREVEALED_BETS_PER_WALLET's default allows.
+  svc = await startTestService({ DEV_HOUSE_CAPITAL: '10000', MAX_EXPOSURE_BPS: '1000', MAX_UNREVEALED_BETS_PER_WALLET: '100' });
 });
 afterAll(async () => {
   await svc?.cleanup();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { appendFile, cp, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, open, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSolanaRpc, generateKeyPairSigner, type Address, type KeyPairSigner, type Signature } from '@solana/kit';
@@ -162,6 +162,39 @@ describe('localnet: persistence', () => {
         await again.close();
       }
     } finally {
+      await net.close();
+    }
+  });
+
+  it('answers a transaction only once it is in the log on disk, so a crash right after cannot take it back', async () => {
+    const dataDir = await tempDir();
+    const net = await startLocalnet({ port: 0, dataDir, slotIntervalMs: 60_000, snapshotIntervalMs: 600_000 });
+    const rpc = createSolanaRpc(net.url) as Rpc;
+    const payer = await fundedSigner(rpc, 1n);
+    const log = join(dataDir, 'transactions.jsonl');
+    // A slow disk: the log's next write waits until the answer has been checked (or, failing that, a while).
+    const probe = await open(join(dataDir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const write = proto.write;
+    const spy = vi.spyOn(proto, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      await gate;
+      return write.apply(this, args);
+    });
+    const fallback = setTimeout(release, 1_000);
+    try {
+      const signature = await sendIxs(rpc, payer, [memoIx('durable')]);
+      const onDisk = (await readFile(log, 'utf8')).includes(signature);
+      release();
+      expect(onDisk).toBe(true);
+    } finally {
+      release();
+      clearTimeout(fallback);
+      spy.mockRestore();
       await net.close();
     }
   });

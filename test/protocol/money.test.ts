@@ -54,6 +54,13 @@ describe('money', () => {
     expect(() => parseAmount(0)).toThrow(AmountError);
   });
 
+  it('takes -0 for no amount at all, not even where 0 is allowed', () => {
+    expect(() => parseAmount(-0)).toThrow(AmountError);
+    expect(() => parseNonNegativeAmount(-0)).toThrow(AmountError);
+    expect(() => parseNonNegativeAmount(JSON.parse('-0.0'))).toThrow(AmountError);
+    expect(() => parseNonNegativeAmount('-0')).toThrow(AmountError);
+  });
+
   it('round-trips every micro amount through its decimal string', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 1n, max: 2n ** 53n - 1n }), (micro) => {

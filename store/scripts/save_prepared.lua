@@ -1,0 +1,13 @@
+-- Stores a prepared bet and keeps at most `cap` of them per wallet: past the cap the oldest expires at once
+-- (design §3; issue 16). The wallet's list is in preparation order and never longer than the cap.
+-- KEYS: prepared, walletPrepared
+-- ARGV: betPayloadHash, record (JSON), ttlMs, cap, preparedKeyPrefix
+local cap = tonumber(ARGV[4])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('LREM', KEYS[2], 0, ARGV[1])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+while redis.call('LLEN', KEYS[2]) > cap do
+  redis.call('DEL', ARGV[5] .. redis.call('LPOP', KEYS[2]))
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1
