@@ -26,6 +26,8 @@ beforeAll(async () => {
       USDC_MINT: setup.usdcMint,
       LP_MINT: setup.lpMint,
       KEYS_DIR: svc.config.keysDir,
+      // An API role alone needs a ClickHouse server; analytics are not under test here, so none answers there.
+      CLICKHOUSE_URL: 'http://127.0.0.1:9/',
     },
     ['--role', 'api'],
   );

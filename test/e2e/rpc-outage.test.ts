@@ -40,6 +40,8 @@ beforeAll(async () => {
       LP_MINT: setup.lpMint,
       KEYS_DIR: svc.config.keysDir,
       CHAIN_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
+      // An API role alone needs a ClickHouse server; analytics are not under test here, so none answers there.
+      CLICKHOUSE_URL: 'http://127.0.0.1:9/',
     },
     ['--role', 'api'],
   );
