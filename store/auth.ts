@@ -60,7 +60,7 @@ export class AuthStore {
   /** Stores a challenge; past MAX_CHALLENGES_PER_WALLET outstanding for its wallet, the oldest is void. */
   async saveChallenge(nonce: string, challenge: StoredChallenge, ttlMs: number): Promise<void> {
     const k = this.keys;
-    await this.scripts.saveChallenge(
+    await this.scripts.saveCapped(
       [k.challenge(nonce), k.challenges(challenge.wallet)],
       [nonce, JSON.stringify(challenge), ttlMs + GRACE_MS, this.#maxChallenges, k.challengePrefix()],
     );

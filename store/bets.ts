@@ -158,7 +158,7 @@ export class BetStore {
       source: bet.source,
     };
     const k = this.keys;
-    await this.scripts.savePrepared([k.prepared(hash), k.preparedBets(bet.wallet)], [hash, JSON.stringify(record), ttlMs + 60_000, cap, k.preparedPrefix()]);
+    await this.scripts.saveCapped([k.prepared(hash), k.preparedBets(bet.wallet)], [hash, JSON.stringify(record), ttlMs + 60_000, cap, k.preparedPrefix()]);
   }
 
   /** The state prepare checks, read atomically in one call. */

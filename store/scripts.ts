@@ -7,8 +7,7 @@ import type { Redis } from 'ioredis';
 export const SCRIPTS = {
   applyChainItem: 9,
   commitBet: 15,
-  savePrepared: 2,
-  saveChallenge: 2,
+  saveCapped: 2,
   openSession: 4,
   openTicket: 10,
   settleTurn: 14,
