@@ -62,7 +62,7 @@ import { AgentLimits } from './agents/limits.ts';
 import { AgentArcade } from './agents/arcade.ts';
 import { ActivityStream } from './analytics/activity-stream.ts';
 import type { GameFilter } from './analytics/params.ts';
-import type { Activity } from './analytics/queries.ts';
+import type { Activity } from './protocol/analytics.ts';
 import { LivePlayStore } from './store/live-plays.ts';
 import { PfwsError } from './protocol/errors.ts';
 import { EngineHolder } from './analytics/engine-holder.ts';

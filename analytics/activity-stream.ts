@@ -16,7 +16,7 @@ import { PfwsError } from '../protocol/errors.ts';
 import type { JournalEntry, PlaysSubscription, PublishedPlay, SubscriptionHandlers } from '../store/live-plays.ts';
 import { journalRowOf } from './journal-rows.ts';
 import type { GameFilter } from './params.ts';
-import type { Activity } from './queries.ts';
+import type { Activity } from '../protocol/analytics.ts';
 import { playOfJournalRow } from './shapes.ts';
 
 export interface ActivityStreamSettings {

@@ -6,7 +6,7 @@
  * @module
  */
 import { isErrorCode, PfwsError } from '../protocol/errors.ts';
-import type { Activity, Rankings, Stats } from './queries.ts';
+import type { Activity, Rankings, Stats } from '../protocol/analytics.ts';
 import { parseQuery, unavailable, type ActivityQuery, type AnalyticsReader, type RankingsQuery, type StatsQuery } from './reader.ts';
 
 const REQUEST = 'pfws:analytics:request';

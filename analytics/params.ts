@@ -5,15 +5,9 @@
  * @module
  */
 
-export const GAMES = ['all', 'dice', 'sweeper'] as const;
-export const SOURCES = ['all', 'api', 'mcp'] as const;
-export const METRICS = ['wagered', 'profit', 'roi', 'plays', 'winRate'] as const;
-export const PERIODS = ['day', 'month', 'year'] as const;
+import { GAMES, METRICS, PERIODS, SOURCES, type GameFilter, type Metric, type Period, type SourceFilter } from '../protocol/analytics.ts';
 
-export type GameFilter = (typeof GAMES)[number];
-export type SourceFilter = (typeof SOURCES)[number];
-export type Metric = (typeof METRICS)[number];
-export type Period = (typeof PERIODS)[number];
+export { GAMES, METRICS, PERIODS, SOURCES, type GameFilter, type Metric, type Period, type SourceFilter };
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;

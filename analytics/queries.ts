@@ -4,6 +4,7 @@
  * play. The clock and the house bankroll come from the caller.
  * @module
  */
+import type { Activity, Bankroll, Bucket, Rankings, Stats, Totals } from '../protocol/analytics.ts';
 import { bigIntOf, type AnalyticsEngine, type Row } from './engine.ts';
 import {
   AnalyticsRequestError,
@@ -14,42 +15,12 @@ import {
   parseSource,
   type GameFilter,
   type Metric,
-  type Period,
   type SourceFilter,
 } from './params.ts';
-import { actorOf, eventOf, playOf, totalsOf, type Actor, type Bankroll, type Bucket, type Play, type PublicEvent, type Totals } from './shapes.ts';
+import { actorOf, eventOf, playOf, totalsOf } from './shapes.ts';
 import { fragment, raw, sql, type SqlFragment } from './sql.ts';
 import { ALL } from './tables.ts';
 import { DAY_MS, HOUR_MS, bucketStarts, floorTo } from './windows.ts';
-
-export interface Activity {
-  generatedAt: string;
-  game: GameFilter;
-  latestPlays: Play[];
-  latestEvents: PublicEvent[];
-  topWagers: Play[];
-  topActors: Actor[];
-  totals: Totals;
-  bankroll: Bankroll;
-}
-
-export interface Rankings {
-  generatedAt: string;
-  game: GameFilter;
-  source: SourceFilter;
-  metric: Metric;
-  actors: Actor[];
-  totals: Totals;
-}
-
-export interface Stats {
-  generatedAt: string;
-  game: GameFilter;
-  period: Period;
-  totals: Totals;
-  bankroll: Bankroll;
-  buckets: Bucket[];
-}
 
 export const RANKED_ACTORS = 20;
 export const TOP_ACTORS = 5;

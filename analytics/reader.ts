@@ -8,8 +8,8 @@ import { PfwsError } from '../protocol/errors.ts';
 import { EngineError, type AnalyticsEngine } from './engine.ts';
 import { AnalyticsRequestError, parseGame, parseLimit, parseMetric, parsePeriod, parseSource } from './params.ts';
 import type { GameFilter, Metric, Period, SourceFilter } from './params.ts';
-import { activity, rankings, stats, type Activity, type Rankings, type Stats } from './queries.ts';
-import type { Bankroll } from './shapes.ts';
+import type { Activity, Bankroll, Rankings, Stats } from '../protocol/analytics.ts';
+import { activity, rankings, stats } from './queries.ts';
 
 /** Query parameters as they arrive (strings from a URL, or already parsed). */
 export interface ActivityQuery {

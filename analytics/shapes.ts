@@ -3,65 +3,10 @@
  * and leaves as a decimal USDC number, converted exactly and only at the end.
  * @module
  */
+import type { Actor, Play, PublicEvent, Totals } from '../protocol/analytics.ts';
 import { microToNumber } from '../protocol/money.ts';
 import { bigIntOf, intOf, type Row } from './engine.ts';
 import { playOf as playFieldsOf, type JournalRow, type PlayFields } from './journal-rows.ts';
-
-export interface Play {
-  receiptId: string;
-  game: string;
-  /** Public alias, never a wallet address. */
-  player: string;
-  source: string;
-  betAmount: number;
-  payout: number;
-  /** payout − betAmount */
-  profit: number;
-  won: boolean;
-  settledAt: string;
-}
-
-export interface PublicEvent {
-  id: string;
-  seq: number;
-  type: string;
-  at: string;
-  data: unknown;
-}
-
-export interface Actor {
-  rank: number;
-  player: string;
-  plays: number;
-  wagered: number;
-  paidOut: number;
-  /** paidOut − wagered, the player's */
-  profit: number;
-  /** profit / wagered, a fraction */
-  roi: number;
-  /** wins / plays, a fraction */
-  winRate: number;
-}
-
-export interface Totals {
-  plays: number;
-  wagered: number;
-  paidOut: number;
-  /** wagered − paidOut */
-  houseNet: number;
-}
-
-export interface Bucket {
-  start: string;
-  plays: number;
-  wagered: number;
-  paidOut: number;
-  houseNet: number;
-}
-
-export interface Bankroll {
-  totalValue: number;
-}
 
 /** Row columns: receiptId, game, player, source, betAmount, payout, won, settledAtMs. */
 export function playOf(row: Row): Play {

@@ -7,7 +7,7 @@ import { intOf, type AnalyticsEngine } from '../../analytics/engine.ts';
 import { rankings } from '../../analytics/queries.ts';
 import { microToNumber } from '../../protocol/money.ts';
 import { toBase58 } from '../../protocol/encoding.ts';
-import type { Actor, Bucket, Play, Totals } from '../../analytics/shapes.ts';
+import type { Actor, Bucket, Play, Totals } from '../../protocol/analytics.ts';
 import { bucketStarts } from '../../analytics/windows.ts';
 import type { GameFilter, Metric, Period, SourceFilter } from '../../analytics/params.ts';
 

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActivityStream } from '../../analytics/activity-stream.ts';
 import type { GameFilter } from '../../analytics/params.ts';
-import type { Activity } from '../../analytics/queries.ts';
+import type { Activity } from '../../protocol/analytics.ts';
 import { playOfSettleEvent } from '../../analytics/shapes.ts';
 import { Keys } from '../../store/keys.ts';
 import { LivePlayStore } from '../../store/live-plays.ts';

@@ -1,10 +1,20 @@
 // Shapes the pages read from the public API: the contract's house and receipt, and design §8's analytics.
 import type { ReceiptAnchor } from '../../protocol/receipt.ts';
 
-export type Game = 'all' | 'dice' | 'sweeper';
-export type Source = 'all' | 'api' | 'mcp';
-export type Metric = 'wagered' | 'profit' | 'roi' | 'plays' | 'winRate';
-export type Period = 'day' | 'month' | 'year';
+export type {
+  Activity,
+  Actor,
+  Bucket,
+  GameFilter as Game,
+  Metric,
+  Period,
+  Play,
+  PublicEvent as JournalEvent,
+  Rankings,
+  SourceFilter as Source,
+  Stats,
+  Totals,
+} from '../../protocol/analytics.ts';
 
 /** `GET /api/house` → `house`. */
 export interface House {
@@ -24,78 +34,6 @@ export interface House {
   maxPayout: number;
   openExposure: number;
   strategy: string;
-}
-
-/** A settled play as analytics, the SSE feed and (rebuilt from receipts) the fallback feed give it. */
-export interface Play {
-  receiptId: string;
-  game: string;
-  player: string;
-  source: string;
-  betAmount: number;
-  payout: number;
-  profit: number;
-  won: boolean;
-  settledAt: string;
-}
-
-export interface Actor {
-  rank: number;
-  player: string;
-  plays: number;
-  wagered: number;
-  paidOut: number;
-  profit: number;
-  roi: number;
-  winRate: number;
-}
-
-export interface Totals {
-  plays: number;
-  wagered: number;
-  paidOut: number;
-  houseNet: number;
-}
-
-export interface Bucket extends Totals {
-  start: string;
-}
-
-export interface JournalEvent {
-  id: string;
-  seq: number;
-  type: string;
-  at: string;
-  data: unknown;
-}
-
-export interface Activity {
-  generatedAt: string;
-  game: Game;
-  latestPlays: Play[];
-  latestEvents: JournalEvent[];
-  topWagers: Play[];
-  topActors: Actor[];
-  totals: Totals;
-  bankroll: { totalValue: number };
-}
-
-export interface Rankings {
-  generatedAt: string;
-  game: Game;
-  source: Source;
-  metric: Metric;
-  actors: Actor[];
-  totals: Totals;
-}
-
-export interface Stats {
-  generatedAt: string;
-  game: Game;
-  period: Period;
-  totals: Totals;
-  bankroll: { totalValue: number };
-  buckets: Bucket[];
 }
 
 /** `GET /api/protocol/v1/config` (design §5). */
