@@ -147,31 +147,8 @@ export const dicePrepare = {
     potentialPayout: 1.98,
   },
 };
-export const diceCommitBody = {
-  betPayload: {
-    protocol: 'pfws/v1',
-    game: 'dice',
-    player: 'p_UwWJ2XsPysN',
-    sessionPubkey: '7ZMyqhGBzFcrHe8cfANXhTVzhXKqvUxX37iAWVPv9aV8',
-    betNonce: 0,
-    wager: '1000000',
-    params: { direction: 'under', targetBps: 5000 },
-    commitment: '47ed7267506dea1dbaed45d22d81812b9c1b05d06e67bc3391beac18769b54f9',
-    expiresAt: '2026-11-23T16:08:39.518Z',
-  },
-  betPayloadHash: 'f565e4c7b498b86e4ccd13bab2fbea0d4b4a1ab3b148edbf384d94049daa2f72',
-  diceParams: {
-    direction: 'under',
-    target: 50,
-    targetBps: 5000,
-    winningCount: 5000,
-    winChance: 50,
-    multiplierBps: 19800,
-    multiplier: 1.98,
-    potentialPayout: 1.98,
-  },
-  sessionSignature: 'ZPlDbChCf7VBQTr+OnfmlB5/7BeOP9n2pPnjU0KnNACndP1+SACnsTxvZXW42ANyHATUA8sfoLaqioDETzujCw==',
-};
+/** The commit sends back what prepare answered, signed. */
+export const diceCommitBody = { ...dicePrepare, sessionSignature: 'ZPlDbChCf7VBQTr+OnfmlB5/7BeOP9n2pPnjU0KnNACndP1+SACnsTxvZXW42ANyHATUA8sfoLaqioDETzujCw==' };
 export const diceCommit = {
   status: 'awaiting_reveal',
   betPayloadHash: 'f565e4c7b498b86e4ccd13bab2fbea0d4b4a1ab3b148edbf384d94049daa2f72',
@@ -417,30 +394,9 @@ export const cashoutPrepare = {
   betPayloadHash: 'fa059e9140835067aeff7585c9051dfb9143af53fe8a11800a8db1d37768b872',
   sweeperParams: { ticketId: 't_dba96af4213f12ab58900e7a', mode: 'easy', turn: 'cashout', rowsWon: 1, columns: 4, currentPayout: 1.32, payoutIfSafe: null },
 };
+/** The commit sends back what prepare answered, signed. */
 export const sweeperCommitBody = {
-  betPayload: {
-    protocol: 'pfws/v1',
-    game: 'sweeper',
-    player: 'p_UwWJ2XsPysN',
-    sessionPubkey: '7ZMyqhGBzFcrHe8cfANXhTVzhXKqvUxX37iAWVPv9aV8',
-    betNonce: 2,
-    wager: '1000000',
-    params: { ticketId: 't_dba96af4213f12ab58900e7a', mode: 'easy', turn: 'choice', row: 0, choiceColumn: 0 },
-    commitment: 'a56d3d5a2d35230164a3167840137b2e9033790a67b1b4aad9baec0c3c91a254',
-    expiresAt: '2026-11-23T16:08:40.394Z',
-  },
-  betPayloadHash: 'efd06f367f43ef3e73782901e4f8133297724a9edd3b09b99b570a0a397838ae',
-  sweeperParams: {
-    ticketId: 't_dba96af4213f12ab58900e7a',
-    mode: 'easy',
-    turn: 'choice',
-    row: 0,
-    choiceColumn: 0,
-    columns: 4,
-    rowsWon: 0,
-    currentPayout: 0,
-    payoutIfSafe: 1.32,
-  },
+  ...choicePrepare,
   sessionSignature: 'Radt6WCWeD3DqMKEIOyTyZ52P5A/qbW1EVZM+x35CBhVg0WOJwsG0c+VZCNRLAVdnYO3AoFmo1wcEpcsYJYBCQ==',
 };
 export const sweeperCommit = {
