@@ -11,6 +11,7 @@ import { createQueueRedis, type Redis } from '../store/redis.ts';
 import { InvalidEntryError } from '../store/anchor-tree.ts';
 import { Anchorer, type AnchorerDeps, type AnchorerOptions } from './anchor.ts';
 import { ManifestBuilder, type ManifestDeps, type ManifestHooks } from './manifests.ts';
+import { startPollLoop } from './poll-loop.ts';
 
 export interface AnchoringDeps {
   anchorer: AnchorerDeps;
@@ -159,27 +160,18 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
   };
 
   const pollMs = options.pollMs ?? Math.max(20, Math.min(250, Math.floor(Math.min(deps.anchorMaxDelayMs, deps.manifestMaxDelayMs) / 4)));
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let timer: NodeJS.Timeout | undefined;
-  const loop = () => {
-    running = tick(false)
-      .catch((err) => log.warn({ err }, 'anchoring: scheduler pass failed'))
-      .finally(() => {
-        running = null;
-        if (!stopped) timer = setTimeout(loop, pollMs);
-      });
-  };
-  timer = setTimeout(loop, 0);
+  const scheduler = startPollLoop(
+    () => tick(false),
+    pollMs,
+    (err) => log.warn({ err }, 'anchoring: scheduler pass failed'),
+  );
 
   return {
     anchorer,
     manifests,
     flush: () => tick(true),
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      await scheduler.stop();
       await Promise.all([anchorWorker.close(), manifestWorker.close()]);
       await Promise.all([anchorQueue.close(), manifestQueue.close()]);
       await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));

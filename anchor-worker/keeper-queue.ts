@@ -9,6 +9,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { createQueueRedis, type Redis } from '../store/redis.ts';
 import { Keeper, type KeeperDeps, type KeeperOptions, type StepResult } from './keeper.ts';
+import { startPollLoop } from './poll-loop.ts';
 
 export interface KeeperQueueDeps {
   keeper: KeeperDeps;
@@ -81,26 +82,13 @@ export async function startKeeper(deps: KeeperQueueDeps, options: KeeperQueueOpt
   };
 
   const pollMs = options.pollMs ?? 500;
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let timer: NodeJS.Timeout | undefined;
-  const loop = () => {
-    running = tick()
-      .catch((err) => log.warn({ err }, 'keeper: scheduler pass failed'))
-      .finally(() => {
-        running = null;
-        if (!stopped) timer = setTimeout(loop, pollMs);
-      });
-  };
-  timer = setTimeout(loop, 0);
+  const scheduler = startPollLoop(tick, pollMs, (err) => log.warn({ err }, 'keeper: scheduler pass failed'));
 
   return {
     keeper,
     flush: tick,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      await scheduler.stop();
       await worker.close();
       await queue.close();
       await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
