@@ -76,11 +76,15 @@ it('two API processes: one subscription each, every client gets the play, SIGTER
 
   // The processes have no analytics reader here: the streams start by resuming at the current seq.
   const seq = String(Number((await redis.get(keys.journalSeq())) ?? 0));
-  for (let i = 0; i < 8; i++) clients.push(await openSse(`http://127.0.0.1:${port}/api/activity/stream`, { 'last-event-id': seq }));
-  expect(clients.map((c) => c.status)).toEqual(Array(8).fill(200));
   const numsub = async () => Number(((await redis.call('PUBSUB', 'NUMSUB', keys.playsChannel())) as [string, number])[1]);
-  // Connections are shared round-robin: both processes serve clients, with one subscription each.
-  for (const end = Date.now() + 20_000; (await numsub()) < 2 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+  // API processes accept their own connections (SCHED_NONE), so the kernel picks which one gets each: clients
+  // arrive in concurrent bursts until both processes serve some, each process then holding one subscription.
+  const open = () => openSse(`http://127.0.0.1:${port}/api/activity/stream`, { 'last-event-id': seq });
+  for (let burst = 0; burst < 16 && (burst === 0 || (await numsub()) < 2); burst++) {
+    clients.push(...(await Promise.all(Array.from({ length: 8 }, open))));
+    for (const end = Date.now() + 2_000; (await numsub()) < 2 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(clients.map((c) => c.status)).toEqual(Array(clients.length).fill(200));
   expect(await numsub()).toBe(2);
 
   const at = new Date().toISOString();
