@@ -1,5 +1,4 @@
 // Redis connections: one for commands (auto-pipelined, scripts excepted), others for blocking use (BullMQ, pub/sub).
-import { once } from 'node:events';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { SCRIPT_NAMES } from './scripts.ts';
@@ -36,7 +35,9 @@ export const commandTimeoutOf = (requestWaitMs: number): number => Math.max(50, 
 export async function createServiceRedis(url: string, requestWaitMs: number, logger: Logger): Promise<Redis> {
   const redis = createRedis(url, { commandTimeout: commandTimeoutOf(requestWaitMs), enableOfflineQueue: false, autoResendUnfulfilledCommands: true });
   logOutages(redis, logger);
-  if (redis.status !== 'ready') await once(redis, 'ready');
+  // Not events.once: it rejects on the first 'error', so a Redis that drops during start-up (reachable a moment
+  // before) would end the process; the connection retries and `logOutages` reports it meanwhile.
+  if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   return redis;
 }
 
