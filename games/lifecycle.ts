@@ -213,15 +213,24 @@ export class BetLifecycle {
       return { reply, player, fresh: false };
     }
     const settledAt = this.deps.clock().toISOString();
-    const outcome = await rules.settleTurn({
-      bet,
-      payload: JSON.parse(bet.payload) as BetPayload,
-      ack: knownAck ?? this.deps.ackOf(bet),
-      reveal,
-      rngReveal: reveal ? this.deps.rngValue(bet.rngChainId, bet.rngIndex) : null,
-      settledAt,
-      source: bet.source,
-    });
+    let outcome: Awaited<ReturnType<typeof rules.settleTurn>>;
+    try {
+      outcome = await rules.settleTurn({
+        bet,
+        payload: JSON.parse(bet.payload) as BetPayload,
+        ack: knownAck ?? this.deps.ackOf(bet),
+        reveal,
+        rngReveal: reveal ? this.deps.rngValue(bet.rngChainId, bet.rngIndex) : null,
+        settledAt,
+        source: bet.source,
+      });
+    } catch (err) {
+      // A concurrent re-send may have settled this turn after `bet` was read, so the play it reads (a ticket that
+      // has ended since) no longer fits the turn: then this one answers what that settle stored.
+      const now = await bets.bet(bet.hash);
+      if (now?.state === 'settled') return this.settle(now, reveal, knownAck);
+      throw err;
+    }
     const result = await bets.settleTurn(bet, outcome.write, settledAt);
     if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
     if (result.kind === 'ok') this.deps.observer?.settled(bet.game, bet.source);
