@@ -3,9 +3,13 @@
  * - `verify.receiptsPerSec`: the core alone, one thread, on the frozen v1 receipts (data already fetched).
  * - `verify.entriesPerSec.100k`: the installed CLI's `all` against a service holding 100,000 anchored
  *   entries, read through tiles, on every core (worker threads); the whole run, start to verdict.
- * - `verify.cpuUsPerEntry.100k`: that run's CPU time (all threads) per entry, in microseconds.
+ * - `verify.cpuUsPerEntry.100k`: that run's CPU time (all threads) per entry, in microseconds; and
+ *   `verify.cliCapacityEntriesPerSec`, the rate every core could sustain at that cost with no service beside it.
  * - `verify.monitorPollMs.*`: a monitor poll that finds 1,000 new entries, at about 10k and at about
  *   100k entries, and one that finds none: its cost follows what is new, not the log's size.
+ * - `verify.ed25519VerifyUs` and `verify.sigCeilingEntriesPerSec`: one strict Ed25519 verification with the
+ *   CLI's backend, and the entries per second that every core could verify if a Dice entry's three
+ *   signatures (commit, ack, reveal) were all the work there is: the bound any other cost lowers.
  * @module
  */
 import { execFile } from 'node:child_process';
@@ -20,6 +24,8 @@ import { nodeBackend } from '../protocol/crypto-node.ts';
 import { memosSignedBy, type RpcTransaction } from '../protocol/verify/chain.ts';
 import { RngAnchors } from '../protocol/verify/rng.ts';
 import { verifyReceipt } from '../protocol/verify/receipt.ts';
+import { ed25519Verify } from '../protocol/crypto.ts';
+import { installCrypto } from '../verifier/crypto.ts';
 import { Keys } from '../store/keys.ts';
 import { Player } from '../test/helpers/player.ts';
 import { startBenchService } from './service.ts';
@@ -61,7 +67,24 @@ function offlineReceiptsPerSec(): number {
   return Math.round(RECEIPTS / (Number(process.hrtime.bigint() - started) / 1e9));
 }
 
-/** Waits until the worker has anchored (and signed a checkpoint for) every entry. */
+/** Microseconds per strict Ed25519 verification with the backend the CLI installs (libsodium when present). */
+function ed25519VerifyUs(): number {
+  installCrypto();
+  const seed = new Uint8Array(32).fill(7);
+  const publicKey = cryptoBackend().ed25519PublicKey(seed);
+  const messages = Array.from({ length: 256 }, (_, i) => new Uint8Array(32).fill(i));
+  const signatures = messages.map((m) => cryptoBackend().ed25519Sign(m, seed));
+  const rounds = 20_000;
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < rounds; i++) if (!ed25519Verify(signatures[i % 256]!, messages[i % 256]!, publicKey)) throw new Error('a valid signature failed');
+  return Number(process.hrtime.bigint() - started) / 1000 / rounds;
+}
+
+/**
+ * Waits until the worker has anchored (and signed a checkpoint for) every entry, and has archived them all
+ * into ClickHouse: entries written here in bulk leave the archiver a catch-up that live play never does,
+ * and the timed audit must not share the cores with it.
+ */
 async function waitAnchored(redis: Redis, keys: Keys, pid: number, timeoutMs = 600_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -70,12 +93,13 @@ async function waitAnchored(redis: Redis, keys: Keys, pid: number, timeoutMs = 6
     } catch {
       throw new Error('the bench service exited');
     }
-    const [size, state, checkpoint] = await Promise.all([
+    const [size, state, checkpoint, archived] = await Promise.all([
       redis.llen(keys.betLog()),
       redis.hmget(keys.anchor(), 'committedSize', 'filled'),
-      redis.zrange(`${keys.prefix}:betlog:checkpoints`, '-1', '-1', 'WITHSCORES'),
+      redis.zrange(keys.betLogCheckpoints(), '-1', '-1', 'WITHSCORES'),
+      redis.hget(keys.archiveProgress(), 'anchored'),
     ]);
-    if (Number(state[0]) === size && Number(state[1]) === size && Number(checkpoint[1]) === size) return;
+    if (Number(state[0]) === size && Number(state[1]) === size && Number(checkpoint[1]) === size && Number(archived) === size) return;
     if (Date.now() > deadline) throw new Error(`anchoring did not finish (${state[0]}/${size})`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -87,6 +111,9 @@ export async function benchVerify(): Promise<Record<string, number>> {
   const figures: Record<string, number> = {};
   try {
     figures['verify.receiptsPerSec'] = offlineReceiptsPerSec();
+    const verifyUs = ed25519VerifyUs();
+    figures['verify.ed25519VerifyUs'] = Math.round(verifyUs * 10) / 10;
+    figures['verify.sigCeilingEntriesPerSec'] = Math.round((os.availableParallelism() * 1e6) / (3 * verifyUs));
   } finally {
     setCryptoBackend(previous);
   }
@@ -139,7 +166,10 @@ export async function benchVerify(): Promise<Record<string, number>> {
     const cpuBefore = childrenCpuMs();
     const { ms, stdout } = await verify(['all', '--json'], large);
     // The verifier's own CPU per entry, which the machine's other load does not inflate as much as wall time.
-    figures['verify.cpuUsPerEntry.100k'] = Math.round(((childrenCpuMs() - cpuBefore) * 1000) / 100_000);
+    const cpuUsPerEntry = ((childrenCpuMs() - cpuBefore) * 1000) / 100_000;
+    figures['verify.cpuUsPerEntry.100k'] = Math.round(cpuUsPerEntry);
+    // What the CLI alone could do with every core to itself (an auditor's machine, not the service's).
+    figures['verify.cliCapacityEntriesPerSec'] = Math.round((os.availableParallelism() * 1e6) / cpuUsPerEntry);
     const result = JSON.parse(stdout) as { verdict: string; results: { subject: string }[] };
     if (result.verdict !== 'verified') throw new Error(`the audit of 100k entries did not verify: ${stdout.slice(0, 2000)}`);
     figures['verify.entriesPerSec.100k'] = Math.round(100_000 / (ms / 1000));
