@@ -75,7 +75,7 @@ export async function appendDiceBets(redis: Redis, dataDir: string, prefix: stri
         source: 'api',
       });
       multi.hset(keys.bet(hash), 'wallet', player.wallet, 'sessionPubkey', player.session.publicKey, 'state', 'settled');
-      multi.hset(keys.receipt(settled.receiptId), 'body', JSON.stringify(settled.receipt));
+      multi.hset(keys.receipt(settled.receiptId), 'body', JSON.stringify(settled.receipt), 'entry', settled.betLogEntryJcs);
       multi.rpush(keys.betLog(), `${settled.betLogEntryHash}:${settled.receiptId}`);
     }
     await multi.exec();

@@ -126,6 +126,7 @@ export class DiceGame implements Game {
           receiptId,
           receiptJson: JSON.stringify(s.receipt),
           leafHashHex: s.betLogEntryHash,
+          entryJson: s.betLogEntryJcs,
           event,
           recentJson: JSON.stringify({
             receiptId,

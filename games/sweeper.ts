@@ -301,6 +301,7 @@ export class SweeperGame implements Game {
       receiptId,
       receiptJson: JSON.stringify(receipt.receipt),
       leafHashHex: receipt.betLogEntryHash,
+      entryJson: receipt.betLogEntryJcs,
       event,
       recentJson: JSON.stringify({
         ticketId: ticket.id,

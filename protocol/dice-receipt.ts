@@ -4,7 +4,17 @@ import type { Ack } from './ack.ts';
 import type { DiceBetPayload } from './bet-payload.ts';
 import { diceMultiplierBps, settleDice, winningCount } from './dice.ts';
 import { microToNumber } from './money.ts';
-import { betLogLeafHex, DICE_GAME_ID, diceReceiptId, pendingAnchor, receiptHead, type PlaySource, type ReceiptStatus, type SeedReveal } from './receipt.ts';
+import {
+  betLogEntryJson,
+  betLogLeafHexOfJson,
+  DICE_GAME_ID,
+  diceReceiptId,
+  pendingAnchor,
+  receiptHead,
+  type PlaySource,
+  type ReceiptStatus,
+  type SeedReveal,
+} from './receipt.ts';
 
 export interface DiceSettlementInput {
   betPayload: DiceBetPayload;
@@ -55,7 +65,8 @@ export function buildDiceSettlement(input: DiceSettlementInput) {
     payout: payout.toString(),
     settledAt,
   };
-  const betLogEntryHash = betLogLeafHex(betLogEntry);
+  const betLogEntryJcs = betLogEntryJson(betLogEntry);
+  const betLogEntryHash = betLogLeafHexOfJson(betLogEntryJcs);
   const result = {
     roll: outcome?.roll ?? null,
     rollDisplay: outcome ? outcome.roll / 100 : null,
@@ -105,7 +116,7 @@ export function buildDiceSettlement(input: DiceSettlementInput) {
     anchor: pendingAnchor(betLogEntryHash),
     createdAt: settledAt,
   };
-  return { receiptId, status, wager, payout, roll: outcome?.roll ?? null, result, betLogEntry, betLogEntryHash, receipt };
+  return { receiptId, status, wager, payout, roll: outcome?.roll ?? null, result, betLogEntry, betLogEntryJcs, betLogEntryHash, receipt };
 }
 
 export type DiceSettlement = ReturnType<typeof buildDiceSettlement>;

@@ -57,10 +57,19 @@ export const pendingAnchor = (betLogEntryHash: string): ReceiptAnchor => ({
 });
 
 /**
+ * An entry's bytes in the log, as text: `JCS(entry)`, what entry bundles serve and the leaf hashes.
+ * @throws {TypeError} when the entry has no canonical JSON form
+ */
+export const betLogEntryJson = (entry: unknown): string => canonicalize(entry);
+
+/** The bet-log leaf of an entry's JCS text, `sha256(0x00 ‖ text)`, hex. */
+export const betLogLeafHexOfJson = (entryJson: string): string => toHex(leafHash(utf8(entryJson)));
+
+/**
  * The bet-log leaf of an entry, `sha256(0x00 ‖ JCS(entry))`, hex.
  * @throws {TypeError} when the entry has no canonical JSON form
  */
-export const betLogLeafHex = (entry: unknown): string => toHex(leafHash(utf8(canonicalize(entry))));
+export const betLogLeafHex = (entry: unknown): string => betLogLeafHexOfJson(betLogEntryJson(entry));
 
 /** The fields every receipt opens with, in their order: ids, game, the public alias, source and amounts. */
 export function receiptHead(o: {

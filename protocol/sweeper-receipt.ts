@@ -3,7 +3,16 @@
 import type { Ack } from './ack.ts';
 import type { SweeperBetPayload } from './bet-payload.ts';
 import { microToNumber } from './money.ts';
-import { betLogLeafHex, pendingAnchor, receiptHead, SWEEPER_GAME_ID, sweeperReceiptId, type PlaySource, type ReceiptStatus } from './receipt.ts';
+import {
+  betLogEntryJson,
+  betLogLeafHexOfJson,
+  pendingAnchor,
+  receiptHead,
+  SWEEPER_GAME_ID,
+  sweeperReceiptId,
+  type PlaySource,
+  type ReceiptStatus,
+} from './receipt.ts';
 import { SWEEPER_ROWS, sweeperMineColumn, sweeperMultiplierBps, sweeperPayout, type SweeperMode } from './sweeper.ts';
 
 /** One committed turn as a verifier sees it (a receipt's `verifierPayload.turns[i]`). */
@@ -137,7 +146,8 @@ export function buildSweeperSettlement(input: SweeperTicketInput) {
     payout: payout.toString(),
     settledAt,
   };
-  const betLogEntryHash = betLogLeafHex(betLogEntry);
+  const betLogEntryJcs = betLogEntryJson(betLogEntry);
+  const betLogEntryHash = betLogLeafHexOfJson(betLogEntryJcs);
   const receipt = {
     ...receiptHead({ receiptId, game: 'sweeper', gameId: SWEEPER_GAME_ID, player: alias, source: input.source, wager, payout, status }),
     ...closed,
@@ -191,7 +201,7 @@ export function buildSweeperSettlement(input: SweeperTicketInput) {
     anchor: pendingAnchor(betLogEntryHash),
     createdAt: settledAt,
   };
-  return { receiptId, status, outcome, rowsWon, wager, payout, closedBy: closedBy ?? null, betLogEntry, betLogEntryHash, receipt };
+  return { receiptId, status, outcome, rowsWon, wager, payout, closedBy: closedBy ?? null, betLogEntry, betLogEntryJcs, betLogEntryHash, receipt };
 }
 
 export type SweeperSettlement = ReturnType<typeof buildSweeperSettlement>;

@@ -115,6 +115,8 @@ export interface TurnWrite {
     receiptId: string;
     receiptJson: string;
     leafHashHex: string;
+    /** The bet-log entry's JCS text, stored beside the receipt so entry bundles are served as stored, not rebuilt. */
+    entryJson: string;
     event: { type: string; json: string };
     /** Pushed on the wallet's recent plays of the game. */
     recentJson: string;
@@ -340,6 +342,7 @@ export class BetStore {
         bet.ticketId || '',
         idle?.cutoffMs ?? 0,
         w.closedBy ?? '',
+        end?.entryJson ?? '',
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -8,7 +8,8 @@
 --       6 turnEventType ('' for none), 7 turnEventJson, 8 inTicket ('1' when the play is a ticket), 9 rowsWon,
 --       10 ticketStatus, 11 turnsJson, 12 ended ('1' or '0'), 13 payout, 14 houseNet, 15 won ('1' or '0'),
 --       16 receiptJson, 17 betLogItem, 18 endEventType, 19 endEventJson, 20 recentJson, 21 outcome, 22 playsChannel,
---       23 playJson (the public play of design §8, '' for none), 24 settledAtMs, 25 ticketId, 26 idleCutoffMs, 27 closedBy ('' or 'idle')
+--       23 playJson (the public play of design §8, '' for none), 24 settledAtMs, 25 ticketId, 26 idleCutoffMs, 27 closedBy ('' or 'idle'),
+--       28 entryJson (the bet-log entry's JCS text, kept beside the receipt body for entry bundles)
 local hash, wallet = ARGV[1], ARGV[2]
 local idle = hash == ''
 local function player_reply(kind, settlement)
@@ -71,7 +72,7 @@ if ARGV[12] == '1' then
   end
   settle_stake(KEYS[1], KEYS[5], stake, exposureDelta, ARGV[13], ARGV[14], ARGV[15] == '1')
   redis.call('RPUSH', KEYS[10], ARGV[17])
-  redis.call('HSET', KEYS[11], 'body', ARGV[16])
+  redis.call('HSET', KEYS[11], 'body', ARGV[16], 'entry', ARGV[28])
   redis.call('LPUSH', KEYS[13], ARGV[20])
   redis.call('LTRIM', KEYS[13], 0, 49)
   local seq = journal(KEYS[6], KEYS[7], ARGV[18], ARGV[4], ARGV[19])

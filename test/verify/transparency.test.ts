@@ -136,6 +136,26 @@ describe('tiles from the stored tree', () => {
     expect(JSON.parse(Buffer.from(decoded[0]!).toString())).toEqual(entries[256]);
     expect(await store.entryBundle(2, 256, SIZE)).toBeNull();
   });
+
+  it('serve the entry text stored beside a receipt, and rebuild it from the body only where none is stored', async () => {
+    const store = new TransparencyStore(redis, keys);
+    const before = Buffer.from((await store.entryBundle(0, 256, SIZE))!);
+    // Settlement stores each entry's JCS text; a stored text is what the bundle serves (a marker shows it).
+    const multi = redis.multi();
+    for (let i = 0; i < 256; i += 2) multi.hset(keys.receipt(`r${i}`), 'entry', canonicalize(entries[i]));
+    await multi.exec();
+    expect(Buffer.from((await store.entryBundle(0, 256, SIZE))!).equals(before)).toBe(true);
+    await redis.hset(keys.receipt('r2'), 'entry', canonicalize({ ...entries[2], marker: 1 }));
+    const decoded = decodeEntryBundle((await store.entryBundle(0, 256, SIZE))!, 256);
+    expect(JSON.parse(Buffer.from(decoded[2]!).toString())).toEqual({ ...entries[2], marker: 1 });
+    expect(decoded.filter((_, i) => i !== 2).map((e) => toHex(leafHash(e)))).toEqual(
+      leaves
+        .slice(0, 256)
+        .filter((_, i) => i !== 2)
+        .map((l) => l.toString('hex')),
+    );
+    await redis.hset(keys.receipt('r2'), 'entry', canonicalize(entries[2]));
+  });
 });
 
 let svc: TestService;
@@ -195,6 +215,10 @@ describe('the service', () => {
     expect(receipts.map((r: { verifierPayload: { betLogEntry: unknown } }) => canonicalize(r.verifierPayload.betLogEntry))).toEqual(
       entries.map((e) => Buffer.from(e).toString()),
     );
+    // Settlement stored each entry's text beside its receipt, so the bundle is served without rebuilding one.
+    const { redis, keys } = svc.wiring;
+    const stored = await Promise.all(receipts.map((r: { id: string }) => redis.hget(keys.receipt(r.id), 'entry')));
+    expect(stored).toEqual(entries.map((e) => Buffer.from(e).toString()));
     for (const path of [`tile/0/000.p/${size + 1}`, 'tile/0/000', 'tile/entries/001', 'tile/0/x000/000', 'tile/1/000.p/1', `receipts/000.p/${size + 1}`]) {
       const res = await http('GET', `${svc.api}/protocol/v1/bet-log/${path}`);
       expect([res.status, res.body.error.code], path).toEqual([404, 'NOT_FOUND']);
