@@ -100,7 +100,7 @@ async function waitAnchored(redis: Redis, keys: Keys, pid: number, timeoutMs = 6
       redis.hget(keys.archiveProgress(), 'anchored'),
     ]);
     if (Number(state[0]) === size && Number(state[1]) === size && Number(checkpoint[1]) === size && Number(archived) === size) return;
-    if (Date.now() > deadline) throw new Error(`anchoring did not finish (${state[0]}/${size})`);
+    if (Date.now() > deadline) throw new Error(`anchoring and archiving did not finish (committed ${state[0]}, archived ${archived}, of ${size})`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
