@@ -1,7 +1,22 @@
 // A Server-Sent Events client for tests: parses frames as a browser's EventSource does, keeps comments, and lets a
-// test wait for what it expects; `stalledClient` opens a stream and never reads it.
+// test wait for what it expects; `stalledClient` opens a stream and never reads it; `emptyActivity` is a snapshot
+// for streams whose snapshot a test does not look at.
 import http from 'node:http';
 import net from 'node:net';
+import type { GameFilter } from '../../analytics/params.ts';
+import type { Activity } from '../../protocol/analytics.ts';
+
+/** An activity snapshot with nothing in it. */
+export const emptyActivity = (game: GameFilter): Activity => ({
+  generatedAt: new Date().toISOString(),
+  game,
+  latestPlays: [],
+  latestEvents: [],
+  topWagers: [],
+  topActors: [],
+  totals: { plays: 0, wagered: 0, paidOut: 0, houseNet: 0 },
+  bankroll: { totalValue: 0 },
+});
 
 export interface SseEvent {
   id: string | undefined;

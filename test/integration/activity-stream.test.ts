@@ -4,12 +4,11 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActivityStream } from '../../analytics/activity-stream.ts';
-import type { GameFilter } from '../../analytics/params.ts';
-import type { Activity } from '../../protocol/analytics.ts';
 import { playOfSettleEvent } from '../../analytics/shapes.ts';
 import { Keys } from '../../store/keys.ts';
 import { LivePlayStore } from '../../store/live-plays.ts';
 import { createRedis } from '../../store/redis.ts';
+import { emptyActivity } from '../helpers/sse.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const keys = new Keys(`test-${randomBytes(6).toString('hex')}`);
@@ -38,17 +37,6 @@ async function journal(settles = true): Promise<{ seq: number; receiptId: string
   const play = settles ? JSON.stringify(playOfSettleEvent(type, data, at) ?? expect.fail('not a play')) : '';
   return { seq: Number(await redis.eval(SETTLE, 3, keys.journal(), keys.journalSeq(), keys.playsChannel(), type, at, data, play)), receiptId };
 }
-
-const emptyActivity = (game: GameFilter): Activity => ({
-  generatedAt: new Date().toISOString(),
-  game,
-  latestPlays: [],
-  latestEvents: [],
-  topWagers: [],
-  topActors: [],
-  totals: { plays: 0, wagered: 0, paidOut: 0, houseNet: 0 },
-  bankroll: { totalValue: 0 },
-});
 
 function newStream(clientBufferBytes = 65_536): ActivityStream {
   const s = new ActivityStream({
