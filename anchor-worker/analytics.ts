@@ -11,8 +11,8 @@ import type { EngineHolder } from '../analytics/engine-holder.ts';
 import { migrate } from '../analytics/migrations.ts';
 import type { JournalStream, ShipperStore } from '../store/analytics.ts';
 import type { HeartbeatStore } from '../store/heartbeats.ts';
-import { archivePass, type ArchiverDeps } from './archiver.ts';
-import { JournalShipper, type ShipperDeps } from './shipper.ts';
+import { archivePass, type ArchiverDeps } from '../analytics/archiver.ts';
+import { JournalShipper, type ShipperDeps } from '../analytics/shipper.ts';
 
 export interface AnalyticsWorkerDeps {
   engine: EngineHolder;

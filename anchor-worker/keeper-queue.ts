@@ -8,7 +8,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { createQueueRedis, type Redis } from '../store/redis.ts';
-import { Keeper, type KeeperDeps, type KeeperOptions, type StepResult } from './keeper.ts';
+import { Keeper, type KeeperDeps, type KeeperOptions, type StepResult } from '../funding/keeper.ts';
 import { startPollLoop } from './poll-loop.ts';
 
 export interface KeeperQueueDeps {

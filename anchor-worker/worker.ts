@@ -2,7 +2,7 @@
 // manifests, and the keeper (withdrawals and LP flows).
 import type { Logger } from 'pino';
 import { startAnchoring, type AnchoringDeps, type AnchoringHandle, type AnchoringOptions } from './anchor-queue.ts';
-import { closeIdleTickets, settleDueBets, type DeadlineDeps } from './deadlines.ts';
+import { closeIdleTickets, settleDueBets, type DeadlineDeps } from '../games/deadlines.ts';
 import { startKeeper, type KeeperHandle, type KeeperQueueDeps, type KeeperQueueOptions } from './keeper-queue.ts';
 import { ensureRngChains, type RngHeadDeps } from './rng-heads.ts';
 import type { HeartbeatStore } from '../store/heartbeats.ts';

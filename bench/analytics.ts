@@ -16,7 +16,7 @@ import { GAMES, METRICS, PERIODS, SOURCES } from '../analytics/params.ts';
 import { activity, rankings, stats } from '../analytics/queries.ts';
 import { serveAnalytics, type IpcHub } from '../analytics/cluster-ipc.ts';
 import { EngineReader } from '../analytics/reader.ts';
-import { insertJournalBatch } from '../anchor-worker/shipper.ts';
+import { insertJournalBatch } from '../analytics/shipper.ts';
 import { toBase58 } from '../protocol/encoding.ts';
 
 const SIZES = (process.env.BENCH_ANALYTICS_PLAYS ?? '1000000,10000000').split(',').map(Number);

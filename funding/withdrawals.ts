@@ -1,5 +1,5 @@
 // A player's withdrawals: the request (one atomic move from the balance to pending withdrawals, idempotent on the
-// client's Idempotency-Key) and the view the API shows. The keeper in anchor-worker/ pays them out on-chain.
+// client's Idempotency-Key) and the view the API shows. The keeper (funding/keeper.ts) pays them out on-chain.
 import { randomBytes } from 'node:crypto';
 import { base32nopad } from '@scure/base';
 import { gameRejected, PfwsError, rejectionError } from '../protocol/errors.ts';

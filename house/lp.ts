@@ -1,6 +1,6 @@
 // The wallet's side of the LP flows (design §3): unsigned transactions that send USDC to the vault with
 // `pfws:v1:lp-deposit:<wallet>`, or LP tokens to the keeper with `pfws:v1:lp-redeem:<wallet>`. The indexer reads them
-// off the chain and the keeper mints or pays (anchor-worker/keeper.ts); nothing here moves money.
+// off the chain and the keeper mints or pays (funding/keeper.ts); nothing here moves money.
 import { address } from '@solana/kit';
 import { buildLpDepositTransaction, buildLpRedeemTransaction } from '../chain/lp-transactions.ts';
 import { gameRejected, PfwsError } from '../protocol/errors.ts';

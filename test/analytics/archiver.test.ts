@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { archivedReceipt } from '../../analytics/archive.ts';
 import { EngineError } from '../../analytics/engine.ts';
 import { migrate } from '../../analytics/migrations.ts';
-import { archivePass, RECEIPT_VERSION, type ArchiverDeps } from '../../anchor-worker/archiver.ts';
+import { archivePass, RECEIPT_VERSION, type ArchiverDeps } from '../../analytics/archiver.ts';
 import type { ArchiveProgress } from '../../store/analytics.ts';
 import type { ManifestRecord } from '../../store/anchor-manifests.ts';
 import { ENGINE_KINDS, engineEnv } from './engines.ts';

@@ -9,7 +9,7 @@ import { activity } from '../../analytics/queries.ts';
 import type { SqlValue } from '../../analytics/sql.ts';
 import type { TableName } from '../../analytics/tables.ts';
 import { VIEWS } from '../../analytics/tables.ts';
-import { JournalShipper } from '../../anchor-worker/shipper.ts';
+import { JournalShipper } from '../../analytics/shipper.ts';
 import { JournalStream } from '../../store/analytics.ts';
 import { createRedis } from '../../store/redis.ts';
 import { ENGINE_KINDS, engineEnv } from './engines.ts';

@@ -7,7 +7,7 @@ import { migrate } from '../../analytics/migrations.ts';
 import { AnalyticsRequestError, GAMES, METRICS, PERIODS, SOURCES } from '../../analytics/params.ts';
 import { activity, rankings, stats } from '../../analytics/queries.ts';
 import { literal } from '../../analytics/sql.ts';
-import { JournalShipper } from '../../anchor-worker/shipper.ts';
+import { JournalShipper } from '../../analytics/shipper.ts';
 import { JournalStream } from '../../store/analytics.ts';
 import { createRedis } from '../../store/redis.ts';
 import { ENGINE_KINDS, engineEnv } from './engines.ts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { runCli } from '../../verifier/cli.ts';
-import { settleDueBets } from '../../anchor-worker/deadlines.ts';
+import { settleDueBets } from '../../games/deadlines.ts';
 import { sweeperMineColumn } from '../../protocol/sweeper.ts';
 import { verifyInclusionHex } from '../../protocol/verify/proofs.ts';
 import { verifyStateProofResponse } from '../../protocol/verify/state-proof.ts';

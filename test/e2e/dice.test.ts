@@ -7,7 +7,7 @@ import { verifyRngLink } from '../../protocol/rng-chain.ts';
 import { settleDice } from '../../protocol/dice.ts';
 import { betPayloadHashOf, type DiceBetPayload } from '../../protocol/bet-payload.ts';
 import { betLogLeafHex } from '../../protocol/receipt.ts';
-import { settleDueBets } from '../../anchor-worker/deadlines.ts';
+import { settleDueBets } from '../../games/deadlines.ts';
 import { books } from '../helpers/conservation.ts';
 
 let svc: TestService;

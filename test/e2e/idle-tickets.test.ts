@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { expectConserved } from '../helpers/conservation.ts';
-import { closeIdleTickets } from '../../anchor-worker/deadlines.ts';
+import { closeIdleTickets } from '../../games/deadlines.ts';
 import { sweeperMineColumn, sweeperPayout } from '../../protocol/sweeper.ts';
 import { runCli } from '../../verifier/cli.ts';
 

@@ -8,7 +8,7 @@ import { getTransferCheckedInstruction } from '@solana-program/token';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
-import { Keeper } from '../../anchor-worker/keeper.ts';
+import { Keeper } from '../../funding/keeper.ts';
 import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
 import { limitsOf } from '../../protocol/house.ts';

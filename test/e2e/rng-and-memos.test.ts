@@ -18,7 +18,7 @@ import { memoInstruction } from '../../chain/memo.ts';
 import { ensureRngChains } from '../../anchor-worker/rng-heads.ts';
 import { verifyRngLink } from '../../protocol/rng-chain.ts';
 import { parseMemo } from '../../protocol/memo.ts';
-import { settleDueBets } from '../../anchor-worker/deadlines.ts';
+import { settleDueBets } from '../../games/deadlines.ts';
 
 let svc: TestService;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { Player, http } from '../helpers/player.ts';
 import { sweeperMineColumn, sweeperPayout, type SweeperMode } from '../../protocol/sweeper.ts';
 import { verifyAck } from '../../protocol/ack.ts';
 import { betLogLeafHex } from '../../protocol/receipt.ts';
-import { settleDueBets } from '../../anchor-worker/deadlines.ts';
+import { settleDueBets } from '../../games/deadlines.ts';
 import { books } from '../helpers/conservation.ts';
 
 let svc: TestService;

@@ -8,7 +8,7 @@ import { getCloseAccountInstruction } from '@solana-program/token';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
-import { Keeper, type KeeperHooks } from '../../anchor-worker/keeper.ts';
+import { Keeper, type KeeperHooks } from '../../funding/keeper.ts';
 import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
 import { findWithdrawMemo } from '../../chain/keeper-transactions.ts';

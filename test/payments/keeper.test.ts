@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import { signature as toSignature, type KeyPairSigner } from '@solana/kit';
-import { Keeper, type KeeperHooks } from '../../anchor-worker/keeper.ts';
+import { Keeper, type KeeperHooks } from '../../funding/keeper.ts';
 import { createRedis, type Redis } from '../../store/redis.ts';
 import { Keys } from '../../store/keys.ts';
 import { defineScripts } from '../../store/scripts.ts';

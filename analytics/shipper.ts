@@ -12,10 +12,10 @@
  * @module
  */
 import type { Logger } from 'pino';
-import { EngineError, bigIntOf, type AnalyticsEngine } from '../analytics/engine.ts';
-import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from '../analytics/journal-rows.ts';
-import { compactAggregates, pruneTopWagers, reconcile } from '../analytics/reconcile.ts';
-import { sql } from '../analytics/sql.ts';
+import { EngineError, bigIntOf, type AnalyticsEngine } from './engine.ts';
+import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from './journal-rows.ts';
+import { compactAggregates, pruneTopWagers, reconcile } from './reconcile.ts';
+import { sql } from './sql.ts';
 import type { BlockingStreamReader, JournalStream, StreamEntry } from '../store/analytics.ts';
 
 export interface ShipperDeps {

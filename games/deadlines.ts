@@ -3,7 +3,7 @@
 // idle (no turn in flight for TICKET_IDLE_MS) is closed, so idle tickets cannot hold the house's exposure (design §10).
 import type { Logger } from 'pino';
 import { tailAddress, type TailDeps } from '../funding/tail.ts';
-import type { BetLifecycle } from '../games/lifecycle.ts';
+import type { BetLifecycle } from './lifecycle.ts';
 import type { BetStore } from '../store/bets.ts';
 import type { TicketStore } from '../store/tickets.ts';
 

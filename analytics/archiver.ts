@@ -5,8 +5,8 @@
  * tables absorb.
  * @module
  */
-import { archiveManifests, archiveReceipts, type ArchivedReceipt } from '../analytics/archive.ts';
-import type { AnalyticsEngine } from '../analytics/engine.ts';
+import { archiveManifests, archiveReceipts, type ArchivedReceipt } from './archive.ts';
+import type { AnalyticsEngine } from './engine.ts';
 import { readReceipt } from '../games/receipts.ts';
 import type { ShipperStore } from '../store/analytics.ts';
 import type { AnchorStore } from '../store/anchor-store.ts';
