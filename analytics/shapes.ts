@@ -6,7 +6,8 @@
 import type { Actor, Play, PublicEvent, Totals } from '../protocol/analytics.ts';
 import { microToNumber } from '../protocol/money.ts';
 import { bigIntOf, intOf, type Row } from './engine.ts';
-import { playOf as playFieldsOf, type JournalRow, type PlayFields } from './journal-rows.ts';
+import { publicPlayOf } from '../protocol/plays.ts';
+import type { JournalRow } from './journal-rows.ts';
 
 /** Row columns: receiptId, game, player, source, betAmount, payout, won, settledAtMs. */
 export function playOf(row: Row): Play {
@@ -25,21 +26,6 @@ export function playOf(row: Row): Play {
   };
 }
 
-/** The public play of a settled play's fields, settled at `atMs`. */
-function publicPlayOf(p: PlayFields, atMs: number): Play {
-  return {
-    receiptId: p.receiptId,
-    game: p.game,
-    player: p.player,
-    source: p.source,
-    betAmount: microToNumber(p.betAmount),
-    payout: microToNumber(p.payout),
-    profit: microToNumber(p.payout - p.betAmount),
-    won: p.won,
-    settledAt: new Date(atMs).toISOString(),
-  };
-}
-
 /**
  * The public play of a journal entry that settles one, as `latestPlays` shows it: for replaying missed
  * plays from the Redis stream on `Last-Event-ID`.
@@ -47,17 +33,6 @@ function publicPlayOf(p: PlayFields, atMs: number): Play {
  */
 export function playOfJournalRow(row: JournalRow): Play | null {
   return row.play ? publicPlayOf(row.play, row.atMs) : null;
-}
-
-/**
- * The public play of a settle event about to be journaled (`type`, its JSON `data`, `at`), built by the
- * same rules as {@link playOfJournalRow}, so the live SSE `play` and a replayed one are the same object.
- * @returns null when the event settles no play
- */
-export function playOfSettleEvent(type: string, data: string, at: string): Play | null {
-  const atMs = Date.parse(at);
-  const fields = playFieldsOf(type, JSON.parse(data) as unknown, Number.isFinite(atMs) ? atMs : 0);
-  return fields && publicPlayOf(fields, atMs);
 }
 
 /** Row columns: id, seq, type, at, data (the journaled JSON text). */

@@ -1,4 +1,4 @@
-// The known, not yet fixed findings of issue 16, and the one switch that says which of them the suite expects to fail.
+// The findings of the fault suite (issue 16 and those the suite found beyond it), and the one switch that says which of them, if any, are still open.
 
 export const FINDINGS = {
   'request-timeouts': 'request bodies (and headers, whole requests, idle keep-alive) have no configured timeout: a stalled body holds its socket',

@@ -132,7 +132,7 @@ export function formatReport(report: ChaosReport, open: readonly FindingId[] = O
   }
   const findings = findingStatuses(report, open);
   if (findings.length) {
-    out.push('known findings (issue 16; switch: chaos/findings.ts OPEN_FINDINGS):');
+    out.push('findings (switch: chaos/findings.ts OPEN_FINDINGS):');
     for (const f of findings) {
       const label = {
         known: 'still open, fails as expected',

@@ -65,7 +65,7 @@ function serviceEnv(profile: Profile, ports: { api: number; rpc: number }, redis
     ANCHOR_MAX_DELAY_MS: '1000',
     MANIFEST_MAX_DELAY_MS: '1000',
     RATE_LIMIT_MAX: '10000000',
-    // Read by the fixes of issue 16 (see findings.ts); ignored until then.
+    // The hardening limits (see findings.ts), which the service reads and the checks take as thresholds.
     ...Object.fromEntries(Object.entries(profile.hardening).map(([k, v]) => [k, String(v)])),
   };
 }

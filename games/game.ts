@@ -5,7 +5,7 @@ import type { BetPayload } from '../protocol/bet-payload.ts';
 import type { PlaySource, SeedReveal } from '../protocol/receipt.ts';
 import type { BetRecord } from '../store/bets.ts';
 import type { TurnWrite } from '../store/bets.ts';
-import { playOfSettleEvent } from '../analytics/shapes.ts';
+import { playOfSettleEvent } from '../protocol/plays.ts';
 
 export type GameName = BetPayload['game'];
 

@@ -1,5 +1,5 @@
 // One wallet pushing its limits: piles of prepares, unrevealed commits and challenges; a token whose Redis record
-// is gone; `-0` as an amount (issue 16, open findings).
+// is gone; `-0` as an amount.
 import { createHash } from 'node:crypto';
 import type { Harness } from '../harness.ts';
 import type { ChaosPlayer } from '../load.ts';

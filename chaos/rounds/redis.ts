@@ -1,6 +1,6 @@
 // Redis stopped (SIGTERM, AOF written out), killed (SIGKILL, appendfsync always) or hung (SIGSTOP) under load,
 // then back. While it is out, requests must answer 503 SERVICE_UNAVAILABLE with Retry-After within a few seconds,
-// and a request so answered must have written nothing, not even later (issue 16, open); once it is back, play
+// and a request so answered must have written nothing, not even later; once it is back, play
 // resumes with no restart and nothing lost.
 import type { Harness, RedisFault } from '../harness.ts';
 import { READY_PATH, TIMEOUT_MARGIN_MS } from '../findings.ts';

@@ -1,5 +1,5 @@
 // Slow and greedy clients on raw sockets: a stalled body, a trickled body, stalled headers, an idle keep-alive
-// connection, and more connections than the cap. Thresholds are the configured timeouts (issue 16, open).
+// connection, and more connections than the cap. Thresholds are the configured timeouts.
 import { connect, type Socket } from 'node:net';
 import type { Harness } from '../harness.ts';
 import { TIMEOUT_MARGIN_MS } from '../findings.ts';

@@ -1,6 +1,7 @@
 // From journal stream entries to journal_events rows: which events are plays, and nothing unsafe gets into a play.
 import { describe, expect, it } from 'vitest';
-import { JOURNAL_COLUMNS, journalRowOf, journalValues, playOf } from '../../analytics/journal-rows.ts';
+import { JOURNAL_COLUMNS, journalRowOf, journalValues } from '../../analytics/journal-rows.ts';
+import { playFieldsOf as playOf } from '../../protocol/plays.ts';
 import { playOfJournalRow } from '../../analytics/shapes.ts';
 
 const fields = (o: Record<string, string>) => Object.entries(o).flat();

@@ -1,5 +1,6 @@
 // The layer rule, checked on every import of the tree: arrows point inward (protocol ← store ← domain ←
-// roles ← the composition root), roles never import each other, and nothing imports an entry point.
+// roles ← the composition root), domains import only the domains below them, roles never import each other,
+// and nothing imports an entry point.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,15 @@ const IGNORED = new Set(['node_modules', 'data', 'test', '.git', 'dist', 'test-a
 const CORE = ['protocol'];
 const INFRA = [...CORE, 'schemas', 'config'];
 const ADAPTERS = [...INFRA, 'store', 'chain', 'operator'];
-const DOMAIN = ['games', 'funding', 'house', 'auth', 'analytics', 'payments', 'transparency', 'agents'];
+/**
+ * The domain order, lowest first. A domain may import the domains of the tiers below its own, never one beside or
+ * above it: money in and out, the house, sign-in and the trust root stand on their own; the games use funding (a
+ * wallet's reveal memo, read from the chain tail, settles a bet at its deadline); analytics reads the games'
+ * receipts and payments credits through funding; agents play the games.
+ */
+const DOMAIN_TIERS: readonly (readonly string[])[] = [['funding', 'house', 'auth', 'transparency'], ['games'], ['analytics', 'payments'], ['agents']];
+const DOMAIN = DOMAIN_TIERS.flat();
+const below = (tier: number) => DOMAIN_TIERS.slice(0, tier).flat();
 const ALLOWED: Record<string, readonly string[]> = {
   protocol: [],
   schemas: CORE,
@@ -20,7 +29,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   store: INFRA,
   operator: INFRA,
   chain: [...INFRA, 'operator'],
-  ...Object.fromEntries(DOMAIN.map((d) => [d, [...ADAPTERS, ...DOMAIN]])),
+  ...Object.fromEntries(DOMAIN_TIERS.flatMap((tier, i) => tier.map((d) => [d, [...ADAPTERS, ...below(i)]]))),
   api: [...ADAPTERS, ...DOMAIN],
   indexer: [...ADAPTERS, ...DOMAIN.filter((d) => d !== 'games')],
   'anchor-worker': [...ADAPTERS, ...DOMAIN],

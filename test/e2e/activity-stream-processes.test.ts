@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
 import { createRedis } from '../../store/redis.ts';
 import { Keys } from '../../store/keys.ts';
-import { playOfSettleEvent } from '../../analytics/shapes.ts';
+import { playOfSettleEvent } from '../../protocol/plays.ts';
 import { openSse, type SseClient } from '../helpers/sse.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActivityStream } from '../../analytics/activity-stream.ts';
-import { playOfSettleEvent } from '../../analytics/shapes.ts';
+import { playOfSettleEvent } from '../../protocol/plays.ts';
 import { Keys } from '../../store/keys.ts';
 import { LivePlayStore } from '../../store/live-plays.ts';
 import { createRedis } from '../../store/redis.ts';
