@@ -353,7 +353,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
           analytics: {
             engine: analyticsEngine,
             stream: JournalStream.of(redis, keys),
-            lease: stores.shipper,
+            lease: stores.shipper.lease,
             archive: { anchors: stores.anchors, bets: stores.bets, manifests: stores.manifests, progress: stores.shipper },
             heartbeats: stores.heartbeats,
             clock,

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EngineHolder } from '../analytics/engine-holder.ts';
 import { migrate } from '../analytics/migrations.ts';
-import type { JournalStream, ShipperStore } from '../store/analytics.ts';
+import type { JournalStream } from '../store/analytics.ts';
+import type { Lease } from '../store/lease.ts';
 import type { HeartbeatStore } from '../store/heartbeats.ts';
 import { archivePass, type ArchiverDeps } from '../analytics/archiver.ts';
 import { JournalShipper, type ShipperDeps } from '../analytics/shipper.ts';
@@ -17,7 +18,7 @@ import { JournalShipper, type ShipperDeps } from '../analytics/shipper.ts';
 export interface AnalyticsWorkerDeps {
   engine: EngineHolder;
   stream: JournalStream;
-  lease: Pick<ShipperStore, 'acquireLease' | 'renewLease' | 'releaseLease'>;
+  lease: Pick<Lease, 'acquire' | 'renew' | 'release'>;
   archive: ArchiverDeps;
   heartbeats: Pick<HeartbeatStore, 'beat'>;
   clock: () => Date;
@@ -60,7 +61,7 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
 
   const holdLease = async () => {
     const was = leader;
-    leader = was ? await deps.lease.renewLease(id, LEASE_MS) : await deps.lease.acquireLease(id, LEASE_MS);
+    leader = was ? await deps.lease.renew(id, LEASE_MS) : await deps.lease.acquire(id, LEASE_MS);
     if (leader && !was) logger.info({ id }, 'analytics: this process ships the journal to ClickHouse');
     if (!leader && shipper) {
       logger.warn({ id }, 'analytics: shipper lease lost; another worker process ships now');
@@ -125,7 +126,7 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       await running;
       await shipper?.stop();
       shipper = null;
-      if (leader) await deps.lease.releaseLease(id).catch(() => {});
+      if (leader) await deps.lease.release(id).catch(() => {});
       leader = false;
     },
   };

@@ -7,7 +7,7 @@
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { createQueueRedis, type Redis } from '../store/redis.ts';
+import { queueConnections } from '../store/redis.ts';
 import { InvalidEntryError } from '../store/anchor-tree.ts';
 import { Anchorer, type AnchorerDeps, type AnchorerOptions } from './anchor.ts';
 import { ManifestBuilder, type ManifestDeps, type ManifestHooks } from './manifests.ts';
@@ -61,12 +61,8 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
   const anchorer = new Anchorer(deps.anchorer, options.anchorer);
   const manifests = new ManifestBuilder(deps.manifests, options.manifestHooks);
   const anchors = anchorer.store;
-  const connections: Redis[] = [];
-  const connection = () => {
-    const c = createQueueRedis(deps.redisUrl);
-    connections.push(c);
-    return c;
-  };
+  const connections = queueConnections(deps.redisUrl);
+  const connection = connections.connection;
   const prefix = deps.queuePrefix;
   const anchorQueue = new Queue('anchor', { connection: connection(), prefix });
   const manifestQueue = new Queue('manifest', { connection: connection(), prefix });
@@ -174,7 +170,7 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
       await scheduler.stop();
       await Promise.all([anchorWorker.close(), manifestWorker.close()]);
       await Promise.all([anchorQueue.close(), manifestQueue.close()]);
-      await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+      await connections.closeAll();
     },
   };
 }

@@ -7,7 +7,7 @@
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { createQueueRedis, type Redis } from '../store/redis.ts';
+import { queueConnections } from '../store/redis.ts';
 import { Keeper, type KeeperDeps, type KeeperOptions, type StepResult } from '../funding/keeper.ts';
 import { startPollLoop } from './poll-loop.ts';
 
@@ -43,12 +43,8 @@ export async function startKeeper(deps: KeeperQueueDeps, options: KeeperQueueOpt
   const log = deps.logger.child({ role: 'worker', part: 'keeper' });
   const keeper = new Keeper(deps.keeper, options);
   const { withdrawals, lp } = deps.keeper;
-  const connections: Redis[] = [];
-  const connection = () => {
-    const c = createQueueRedis(deps.redisUrl);
-    connections.push(c);
-    return c;
-  };
+  const connections = queueConnections(deps.redisUrl);
+  const connection = connections.connection;
   const prefix = deps.queuePrefix;
   const queue = new Queue<KeeperJobData>('keeper', { connection: connection(), prefix });
   // A Redis outage reaches it as connection errors; the worker below and the service's connection report them.
@@ -91,7 +87,7 @@ export async function startKeeper(deps: KeeperQueueDeps, options: KeeperQueueOpt
       await scheduler.stop();
       await worker.close();
       await queue.close();
-      await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+      await connections.closeAll();
     },
   };
 }

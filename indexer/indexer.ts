@@ -56,7 +56,7 @@ export class Indexer {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     await this.#running;
-    if (this.#leader) await this.deps.indexer.releaseLease(this.#id);
+    if (this.#leader) await this.deps.indexer.lease.release(this.#id);
     this.#leader = false;
   }
 
@@ -73,9 +73,9 @@ export class Indexer {
   async #holdLease(): Promise<boolean> {
     const { indexer } = this.deps;
     if (this.#leader) {
-      this.#leader = await indexer.renewLease(this.#id, LEASE_MS);
+      this.#leader = await indexer.lease.renew(this.#id, LEASE_MS);
     } else {
-      this.#leader = await indexer.acquireLease(this.#id, LEASE_MS);
+      this.#leader = await indexer.lease.acquire(this.#id, LEASE_MS);
       if (this.#leader) this.options.logger.info({ id: this.#id }, 'indexer: leader');
     }
     return this.#leader;

@@ -2,6 +2,7 @@
 // lease that makes one worker process the shipper, and how far receipts and manifests were archived.
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
+import { Lease } from './lease.ts';
 import type { Scripts } from './scripts.ts';
 
 /** One journal stream entry as Redis returns it: its id and a flat field list (`seq`, `type`, `at`, `data`). */
@@ -65,21 +66,12 @@ export class ShipperStore {
     readonly redis: Redis,
     readonly keys: Keys,
     readonly scripts: Scripts,
-  ) {}
-
-  /** @returns true when `holderId` holds the shipper lease now */
-  async acquireLease(holderId: string, leaseMs: number): Promise<boolean> {
-    return (await this.redis.set(this.keys.shipperLease(), holderId, 'PX', leaseMs, 'NX')) === 'OK';
+  ) {
+    this.lease = new Lease(redis, scripts, keys.shipperLease());
   }
 
-  /** @returns false when the lease was lost (expired and taken by another holder) */
-  async renewLease(holderId: string, leaseMs: number): Promise<boolean> {
-    return (await this.scripts.renewLease([this.keys.shipperLease()], [holderId, leaseMs])) === 1;
-  }
-
-  async releaseLease(holderId: string): Promise<void> {
-    await this.scripts.releaseLease([this.keys.shipperLease()], [holderId]);
-  }
+  /** The lease that makes one worker process the shipper. */
+  readonly lease: Lease;
 
   async archiveProgress(): Promise<ArchiveProgress> {
     const [settled, anchored, manifestSeq] = await this.redis.hmget(this.keys.archiveProgress(), 'settled', 'anchored', 'manifestSeq');

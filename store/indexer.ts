@@ -2,6 +2,7 @@
 // recently active wallets whose memo-only transactions are tailed too.
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
+import { Lease } from './lease.ts';
 import type { Scripts } from './scripts.ts';
 
 export class IndexerStore {
@@ -9,21 +10,12 @@ export class IndexerStore {
     readonly redis: Redis,
     readonly keys: Keys,
     readonly scripts: Scripts,
-  ) {}
-
-  /** @returns true when `holderId` holds the lease now */
-  async acquireLease(holderId: string, leaseMs: number): Promise<boolean> {
-    return (await this.redis.set(this.keys.indexerLease(), holderId, 'PX', leaseMs, 'NX')) === 'OK';
+  ) {
+    this.lease = new Lease(redis, scripts, keys.indexerLease());
   }
 
-  /** @returns false when the lease was lost (expired and taken by another holder) */
-  async renewLease(holderId: string, leaseMs: number): Promise<boolean> {
-    return (await this.scripts.renewLease([this.keys.indexerLease()], [holderId, leaseMs])) === 1;
-  }
-
-  async releaseLease(holderId: string): Promise<void> {
-    await this.scripts.releaseLease([this.keys.indexerLease()], [holderId]);
-  }
+  /** The lease that makes one indexer the leader. */
+  readonly lease: Lease;
 
   /** The newest signature of `address` already applied, or null before the first. */
   async checkpoint(address: string): Promise<string | null> {

@@ -84,6 +84,26 @@ export function isRedisUnavailable(err: unknown): boolean {
 /** BullMQ requires `maxRetriesPerRequest: null` on its connections. */
 export const createQueueRedis = (url: string): Redis => new Redis(url, { maxRetriesPerRequest: null, enableAutoPipelining: false });
 
+/** The BullMQ connections of one role part: each queue and worker gets its own, and all close together. */
+export interface QueueConnections {
+  connection(): Redis;
+  closeAll(): Promise<void>;
+}
+
+export function queueConnections(url: string): QueueConnections {
+  const open: Redis[] = [];
+  return {
+    connection() {
+      const c = createQueueRedis(url);
+      open.push(c);
+      return c;
+    },
+    async closeAll() {
+      await Promise.all(open.map((c) => c.quit().catch(() => c.disconnect())));
+    },
+  };
+}
+
 /**
  * One ping at start, on a connection of its own that never retries, so an unreachable Redis stops the start
  * within `timeoutMs` and names REDIS_URL. The service's own connections keep their retry settings.

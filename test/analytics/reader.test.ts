@@ -196,7 +196,7 @@ describe('one shipper among worker processes', () => {
       const w = startAnalyticsWorker({
         engine: holder,
         stream: new JournalStream(redis, j.streamKey),
-        lease: new ShipperStore(redis, keys, scripts),
+        lease: new ShipperStore(redis, keys, scripts).lease,
         archive: noArchive,
         heartbeats,
         clock: () => NOW,
