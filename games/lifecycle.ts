@@ -107,8 +107,7 @@ export class BetLifecycle {
     if (p.locks === 'stake') {
       if (p.wager > view.balance)
         throw gameRejected(`The wager exceeds the balance (${usdc(view.balance)})`, 'insufficient_balance', { balance: usdc(view.balance) });
-      if (p.wager > limits.maxBet)
-        throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
+      if (p.wager > limits.maxBet) throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
       if (p.maxPayout > limits.maxPayout) {
         throw gameRejected(`The possible payout ${usdc(p.maxPayout)} exceeds house.maxPayout (${usdc(limits.maxPayout)})`, 'max_payout', {
           maxPayout: usdc(limits.maxPayout),
