@@ -273,7 +273,12 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const rngValue = (chainId: number, index: number) => rngChains.get(chainId).valueHex(index);
   const ackOf = (bet: AckSource): Ack => signAck({ betPayloadHash: bet.hash, ...bet }, operator.ack.seed);
   const aliasOf = (wallet: string) => aliases.of(wallet);
-  const limits: LimitSettings = { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS };
+  const limits: LimitSettings = {
+    maxBetBps: config.MAX_BET_BPS,
+    maxPayoutBps: config.MAX_PAYOUT_BPS,
+    maxExposureBps: config.MAX_EXPOSURE_BPS,
+    maxWalletExposureBps: config.MAX_WALLET_EXPOSURE_BPS,
+  };
   const links = explorerLinks({ baseUrl: config.EXPLORER_BASE_URL, cluster: config.cluster, rpcUrl: config.PUBLIC_RPC_URL ?? rpcUrl });
 
   const dice = new DiceGame({ bets: stores.bets, rng: stores.rng, ackOf });

@@ -44,9 +44,14 @@ export function createServiceMetrics(s: ServiceMetricSources): Registry {
       },
     });
 
-  gauge('pfws_open_exposure_usdc', 'Open exposure: sum of (max payout - stake) over committed bets and open tickets, in USDC', [], async (g) => {
-    g.set(microToNumber((await s.ledger.house()).exposure));
-  });
+  gauge(
+    'pfws_open_exposure_usdc',
+    'Open exposure: sum of (max payout - what is already owed) over committed bets and Sweeper turns in flight, in USDC',
+    [],
+    async (g) => {
+      g.set(microToNumber((await s.ledger.house()).exposure));
+    },
+  );
   gauge('pfws_anchor_pending_entries', 'Settled bet-log entries not yet committed on-chain', [], async (g) => {
     const p = await s.anchors.progress();
     g.set(p.logSize - p.committedSize);

@@ -153,17 +153,18 @@ export interface ConservationInput {
 }
 
 /**
- * vault (on-chain) = Σ players (balance + stake in play + pending withdrawals) + open exposure + unattributed
- * + LP deposits not yet minted + NAV, with NAV = house capital + game net − open exposure (computed without the vault).
+ * vault (on-chain) = Σ players (balance + stake in play + pending withdrawals) + payouts banked on open tickets
+ * + unattributed + LP deposits not yet minted + NAV, with NAV = house capital + game net − banked payouts (computed
+ * without the vault). Open exposure is owed to no one and is on neither side.
  */
 export async function conservation(input: ConservationInput): Promise<Check[]> {
   const config = (await getJson(`${input.api}/protocol/v1/config`)).body;
   const rpc = createSolanaRpc(input.rpcUrl);
   const vault = BigInt((await rpc.getTokenAccountBalance(address(config.vaultTokenAccount)).send()).value.amount);
   const house = (await getJson(`${input.api}/house`)).body.house;
-  const [unattributed, lpPending, balances, staked] = (await input.redis.hmget(input.houseKey, 'unattributed', 'lpPending', 'balances', 'staked')).map((v) =>
-    BigInt(v ?? '0'),
-  );
+  const [unattributed, lpPending, balances, staked, banked] = (
+    await input.redis.hmget(input.houseKey, 'unattributed', 'lpPending', 'balances', 'staked', 'banked')
+  ).map((v) => BigInt(v ?? '0'));
   let sumBalance = 0n;
   let sumStaked = 0n;
   let sumPending = 0n;
@@ -173,15 +174,14 @@ export async function conservation(input: ConservationInput): Promise<Check[]> {
     sumStaked += toMicro(s.stakedInPlay);
     sumPending += toMicro(s.pendingWithdrawals);
   });
-  const exposure = toMicro(house.openExposure);
-  const nav = toMicro(house.baseBankroll) + toMicro(house.gameNet) - exposure;
-  const locked = sumBalance + sumStaked + sumPending + exposure + unattributed! + lpPending!;
+  const nav = toMicro(house.baseBankroll) + toMicro(house.gameNet) - banked!;
+  const locked = sumBalance + sumStaked + sumPending + banked! + unattributed! + lpPending!;
   const fmt = (m: bigint) => (Number(m) / 1e6).toFixed(6);
   return [
     {
-      name: 'conservation: vault = liabilities + exposure + unattributed + NAV',
+      name: 'conservation: vault = liabilities + banked payouts + unattributed + NAV',
       held: vault === locked + nav,
-      detail: `vault ${fmt(vault)} vs players ${fmt(sumBalance + sumStaked + sumPending)} + exposure ${fmt(exposure)} + unattributed ${fmt(unattributed!)} + lp ${fmt(lpPending!)} + NAV ${fmt(nav)} (diff ${fmt(vault - locked - nav)})`,
+      detail: `vault ${fmt(vault)} vs players ${fmt(sumBalance + sumStaked + sumPending)} + banked ${fmt(banked!)} + unattributed ${fmt(unattributed!)} + lp ${fmt(lpPending!)} + NAV ${fmt(nav)} (diff ${fmt(vault - locked - nav)})`,
     },
     {
       name: 'house totals = Σ players',

@@ -80,6 +80,12 @@ export const ConfigSchema = Type.Object({
   MAX_EXPOSURE_BPS: Int(1, 10_000, 2_500, 'maxExposure as basis points of NAV'),
   MAX_PAYOUT_BPS: Int(1, 10_000, 100, 'maxPayout as basis points of NAV'),
   MAX_BET_BPS: Int(1, 10_000, 50, 'maxBet as basis points of NAV'),
+  MAX_WALLET_EXPOSURE_BPS: Int(
+    1,
+    10_000,
+    500,
+    "One wallet's open exposure (unrevealed bets, Sweeper turns in flight) at most, as basis points of maxExposure; more is GAME_INPUT_REJECTED (wallet_exposure)",
+  ),
   TICKET_IDLE_MS: Int(1_000, 30 * 86_400_000, 900_000, 'A Sweeper ticket with no turn in flight for this long is closed by the deadline worker'),
   X402_FACILITATOR_URL: Url('Remote x402 facilitator; unset runs the embedded one, which pays fees with KEYS_DIR/x402.json'),
   RNG_CHAIN_LENGTH: Int(16, 100_000_000, 1_000_000, 'Indices per operator RNG chain'),

@@ -1,6 +1,7 @@
 // No free options: a committed bet that was not revealed settles at its deadline, with a seed we know
 // (recovery store or wallet memo) or as a loss. It is never voided or refunded. And an open Sweeper ticket left
-// idle (no turn in flight for TICKET_IDLE_MS) is closed, so idle tickets cannot hold the house's exposure (design §10).
+// idle (no turn in flight for TICKET_IDLE_MS) is closed, so its stake and banked payout do not sit in the books for
+// ever (design §10); it holds no exposure meanwhile, only a turn in flight does.
 import type { Logger } from 'pino';
 import { tailAddress, type TailDeps } from '../funding/tail.ts';
 import type { BetLifecycle } from './lifecycle.ts';

@@ -64,7 +64,14 @@ export class DiceGame implements Game {
       throw err;
     }
     const { payoutMicro, ...diceParams } = params;
-    return { params: { direction: params.direction, targetBps: params.targetBps }, wager, locks: 'stake', maxPayout: payoutMicro, reply: { diceParams } };
+    return {
+      params: { direction: params.direction, targetBps: params.targetBps },
+      wager,
+      locks: 'stake',
+      maxPayout: payoutMicro,
+      exposure: payoutMicro - wager,
+      reply: { diceParams },
+    };
   }
 
   /** The optional `diceParams` echo of a commit body must agree with the signed payload. */

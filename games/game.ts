@@ -27,6 +27,11 @@ export interface TurnPlan {
    */
   locks: 'stake' | 'play';
   maxPayout: bigint;
+  /**
+   * The exposure the turn reserves while it is in flight, checked against maxExposure and the wallet's share of it: a
+   * Dice bet's payout beyond its stake, a Sweeper choice's increment over what the ticket is owed, 0 for a cashout.
+   */
+  exposure: bigint;
   ticketId?: string;
   turn?: 'choice' | 'cashout';
   /** The game's own part of the prepare reply (`diceParams`, `sweeperParams`). */

@@ -10,7 +10,7 @@ import { betPayloadHashOf, PROTOCOL_ID, type BetPayload } from '../protocol/bet-
 import { verifyCommitment } from '../protocol/commitment.ts';
 import { isHex, utf8 } from '../protocol/encoding.ts';
 import { gameRejected, PfwsError, rejectionError } from '../protocol/errors.ts';
-import { limitsOf, type LimitSettings } from '../protocol/house.ts';
+import { exposureRefusal, limitsOf, type LimitSettings } from '../protocol/house.ts';
 import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
 import type { PlaySource, SeedReveal } from '../protocol/receipt.ts';
 import { verifyBase64Signature, verifySessionSignature } from '../protocol/signatures.ts';
@@ -87,31 +87,44 @@ export class BetLifecycle {
   constructor(readonly deps: LifecycleDeps) {}
 
   /**
-   * Everything prepare checks, from one atomic read: the key, the commitment, and for a new stake the balance
-   * and the live limits. The commit script checks them all again.
+   * Everything prepare checks, from one atomic read: the key, the commitment, for a new stake the balance and the live
+   * limits, and the exposure it would reserve (`exposure`) within maxExposure and the wallet's share. A new stake's
+   * worst case (`maxPayout − wager`) must fit the headroom under maxExposure even when it reserves less (a ticket
+   * open). The commit script checks them all again.
    * @returns the bet nonce the payload carries
    */
   async preflight(
     wallet: string,
-    p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint; locks: 'stake' | 'play' },
+    p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint; exposure: bigint; locks: 'stake' | 'play' },
   ): Promise<number> {
     const view = await this.deps.bets.prepareView(wallet, p.sessionPubkey, p.commitment);
     if (view.sessionKeyStatus !== 'active') throw keyRejection(view.sessionKeyStatus);
     if (view.commitmentUsed) throw gameRejected('This commitment was used before; every bet needs a fresh client seed', 'commitment_used');
-    if (p.locks === 'play') return view.nonce;
+    if (p.locks === 'play' && p.exposure === 0n) return view.nonce;
     const limits = limitsOf(view.house, this.deps.settings.limits);
     const usdc = (m: bigint) => microToNumber(m);
     if (limits.nav <= 0n) throw gameRejected('Betting is paused: the house NAV is not positive', 'house_closed');
-    if (p.wager > view.balance)
-      throw gameRejected(`The wager exceeds the balance (${usdc(view.balance)})`, 'insufficient_balance', { balance: usdc(view.balance) });
-    if (p.wager > limits.maxBet) throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
-    if (p.maxPayout > limits.maxPayout) {
-      throw gameRejected(`The possible payout ${usdc(p.maxPayout)} exceeds house.maxPayout (${usdc(limits.maxPayout)})`, 'max_payout', {
-        maxPayout: usdc(limits.maxPayout),
-      });
+    if (p.locks === 'stake') {
+      if (p.wager > view.balance)
+        throw gameRejected(`The wager exceeds the balance (${usdc(view.balance)})`, 'insufficient_balance', { balance: usdc(view.balance) });
+      if (p.wager > limits.maxBet) throw gameRejected(`The wager exceeds house.maxBet (${usdc(limits.maxBet)})`, 'max_bet', { maxBet: usdc(limits.maxBet) });
+      if (p.maxPayout > limits.maxPayout) {
+        throw gameRejected(`The possible payout ${usdc(p.maxPayout)} exceeds house.maxPayout (${usdc(limits.maxPayout)})`, 'max_payout', {
+          maxPayout: usdc(limits.maxPayout),
+        });
+      }
     }
-    if (view.house.exposure + (p.maxPayout - p.wager) > limits.maxExposure) {
-      throw gameRejected('The bet would take the house over maxExposure', 'max_exposure', { maxExposure: usdc(limits.maxExposure) });
+    const headroom = p.locks === 'stake' ? p.maxPayout - p.wager : p.exposure;
+    const refusal = exposureRefusal(limits, { house: view.house.exposure, wallet: view.exposure }, { headroom, reserve: p.exposure });
+    if (refusal?.reason === 'max_exposure') {
+      throw gameRejected('The bet would take the house over maxExposure', 'max_exposure', { maxExposure: usdc(refusal.limit) });
+    }
+    if (refusal) {
+      throw gameRejected(
+        `The bet would take this wallet's open exposure over its share of maxExposure (${usdc(refusal.limit)}); reveal or finish open bets first`,
+        'wallet_exposure',
+        { maxWalletExposure: usdc(refusal.limit), walletExposure: usdc(view.exposure) },
+      );
     }
     return view.nonce;
   }
@@ -142,7 +155,7 @@ export class BetLifecycle {
         payload: JSON.stringify(betPayload),
         wager: plan.wager,
         maxPayout: plan.locks === 'stake' ? plan.maxPayout : 0n,
-        exposureDelta: plan.locks === 'stake' ? plan.maxPayout - plan.wager : 0n,
+        exposureDelta: plan.exposure,
         sessionPubkey: input.sessionPubkey,
         commitment: input.commitment,
         betNonce,

@@ -1,5 +1,6 @@
-// Sweeper rules on Protocol V1 (design §4): a ticket is the play, opened with its stake and full-board exposure;
-// each choice or cashout is a turn; the turn that ends the ticket writes its one receipt.
+// Sweeper rules on Protocol V1 (design §4): a ticket is the play, opened with its stake (the full board must fit the
+// limits, but only a turn in flight reserves exposure: its own increment, design §10); each choice or cashout is a
+// turn; the turn that ends the ticket writes its one receipt.
 import { randomBytes } from 'node:crypto';
 import type { Ack } from '../protocol/ack.ts';
 import type { BetPayload, SweeperBetPayload, SweeperTurnParams } from '../protocol/bet-payload.ts';
@@ -14,7 +15,16 @@ import {
   type SweeperSettlement,
   type SweeperTurnInput,
 } from '../protocol/sweeper-receipt.ts';
-import { isSweeperMode, SWEEPER_MODES, SWEEPER_ROWS, sweeperMultiplierBps, sweeperPayout, type SweeperMode } from '../protocol/sweeper.ts';
+import {
+  isSweeperMode,
+  SWEEPER_MODES,
+  SWEEPER_ROWS,
+  sweeperBanked,
+  sweeperMultiplierBps,
+  sweeperPayout,
+  sweeperTurnExposure,
+  type SweeperMode,
+} from '../protocol/sweeper.ts';
 import type { LimitSettings } from '../protocol/house.ts';
 import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import type { AckSource, BetRecord, BetStore, TurnWrite } from '../store/bets.ts';
@@ -83,7 +93,7 @@ export class SweeperGame implements Game {
     return ticketView(t, await this.#pendingAck(t));
   }
 
-  /** Opens a ticket: one active per wallet; the stake and the full-board exposure are reserved at once. */
+  /** Opens a ticket: one active per wallet; the stake is locked, and the full board must fit maxPayout and maxExposure. */
   async openTicket(lifecycle: BetLifecycle, wallet: string, input: { mode?: unknown; sessionPubkey: string; wager?: unknown }, source: PlaySource = 'api') {
     const { tickets, bets } = this.deps;
     const wager = parseWager(input.wager);
@@ -92,7 +102,7 @@ export class SweeperGame implements Game {
     const fullPayout = sweeperPayout(wager, mode, SWEEPER_ROWS);
     const existing = await tickets.activeTicketId(wallet);
     // No commitment at ticket open: the empty one is never in the used set.
-    const preflight = { sessionPubkey: input.sessionPubkey, commitment: '', wager, maxPayout: fullPayout };
+    const preflight = { sessionPubkey: input.sessionPubkey, commitment: '', wager, maxPayout: fullPayout, exposure: 0n };
     if (existing) {
       await lifecycle.preflight(wallet, { ...preflight, locks: 'play' });
       throw rejectionError('ticket_active', existing);
@@ -155,6 +165,7 @@ export class SweeperGame implements Game {
       wager: ticket.wager,
       locks: 'play',
       maxPayout: 0n,
+      exposure: params.turn === 'choice' ? sweeperTurnExposure(ticket.wager, mode, ticket.rowsWon) : 0n,
       ticketId: ticket.id,
       turn: params.turn,
       reply: {
@@ -250,7 +261,13 @@ export class SweeperGame implements Game {
           type: 'sweeper_turn_settled',
           json: JSON.stringify({ game: 'sweeper', player: alias, ticketId: ticket.id, betPayloadHash: bet.hash, ...turnView }),
         },
-        ticket: { rowsWon, status: ended ? 'settled' : 'running', turnsJson: JSON.stringify(turns), outcome: ended ? outcome : '' },
+        ticket: {
+          rowsWon,
+          status: ended ? 'settled' : 'running',
+          turnsJson: JSON.stringify(turns),
+          outcome: ended ? outcome : '',
+          banked: ended ? 0n : sweeperBanked(ticket.wager, mode, rowsWon),
+        },
         end: receipt && this.#endWrite(ticket, receipt, alias, settledAt),
       },
     };
@@ -363,7 +380,7 @@ export class SweeperGame implements Game {
           settlement: JSON.stringify(reply),
           disclosedIndex: 0,
           turnEvent: null,
-          ticket: { rowsWon: ticket.rowsWon, status: 'settled', turnsJson: JSON.stringify(ticket.turns), outcome: receipt.outcome },
+          ticket: { rowsWon: ticket.rowsWon, status: 'settled', turnsJson: JSON.stringify(ticket.turns), outcome: receipt.outcome, banked: 0n },
           closedBy: 'idle',
           end: this.#endWrite(ticket, receipt, alias, settledAt),
         },

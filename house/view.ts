@@ -63,7 +63,8 @@ export async function houseView(deps: HouseDeps) {
     utilization: limits.maxExposure > 0n ? Number(totals.exposure) / Number(limits.maxExposure) : 0,
     totalStaked: microToNumber(totals.lpPrincipal),
     sharePrice: sharePriceOf(nav, supply),
-    activeReserve: microToNumber(totals.staked + totals.exposure),
+    // Funds behind live play: stakes in play, payouts banked on open tickets, and the worst case still open.
+    activeReserve: microToNumber(totals.staked + totals.banked + totals.exposure),
     idleReserve: microToNumber(idle),
     deployableToYield: 0,
     maxBet: microToNumber(limits.maxBet),

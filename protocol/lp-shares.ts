@@ -1,8 +1,10 @@
-// LP share math (design §3), bigint only: shares minted at NAV, redemptions paid at NAV, principal at average cost.
+// LP share math (design §3), bigint only: shares minted and redeemed at one price with a virtual offset, principal at
+// average cost.
 
 /**
- * Virtual shares (and one virtual micro-USDC of NAV) in the deposit price: an empty or tiny pool cannot be priced so
- * that a later deposit rounds to nothing, which is the classic share-inflation (donation) attack.
+ * Virtual shares (and one virtual micro-USDC of NAV) in the share price of deposits and redemptions alike: an empty or
+ * tiny pool cannot be priced so that a later deposit rounds to nothing, which is the classic share-inflation
+ * (donation) attack; and a deposit redeemed at once cannot take the virtual shares' part of NAV.
  */
 export const VIRTUAL_SHARES = 1_000_000n;
 const VIRTUAL_NAV = 1n;
@@ -36,22 +38,18 @@ export function sharesForDeposit(amount: bigint, supply: bigint, navBefore: bigi
 }
 
 /**
- * What redeeming `shares` pays now, NAV per share as design §3 pins it: `floor(shares × nav / supply)`.
- *
- * Deposits are priced with the virtual offset and redemptions without it, so a deposit redeemed at once can come
- * back with a little more than went in, taken from the other holders (the house's bootstrap shares first). The gain
- * is below `10^6 × (nav / supply) × amount / (nav + amount)` micro-USDC: under the value of the 10^6 virtual shares
- * (1 USDC at a share price of 1) however large the deposit, and about `amount × 10^6 / nav` for a deposit small
- * against NAV. With the default 1,000,000 USDC of bootstrap capital: 1 USDC round-trips to 1 USDC, 1,000 USDC gains
- * 0.000998 USDC, 1,000,000 USDC gains 0.499998 USDC (5·10^-7 of it). With 1 USDC of bootstrap capital, 1 USDC gains
- * 0.333332 USDC. (A design question: the same offset on both sides, or a capital floor, would close it.)
+ * What redeeming `shares` pays now: `floor(shares × (nav + 1) / (supply + 10^6))`, the same virtual offset as a
+ * deposit (design §3). A deposit mints at most `amount / price` shares and a redemption pays at most `shares × price`
+ * at the same price `(nav + 1) / (supply + 10^6)`, and neither flow lowers that price for the others, so a round trip
+ * never pays back more than went in: only settled play moves the value of a share.
  * @throws {LpError} when `shares ≤ 0`, `shares > supply` or `nav ≤ 0`
+ * @example redemptionValue(1_000_999n, 1_001_000_999n, 1_001_000_000n) // 999_999n: a deposit of 1 USDC, back at once
  */
 export function redemptionValue(shares: bigint, supply: bigint, nav: bigint): bigint {
   if (shares <= 0n) throw new LpError('invalid_shares', 'shares to redeem must be positive');
   if (shares > supply) throw new LpError('invalid_shares', 'cannot redeem more shares than the supply');
   assertState(supply, nav);
-  return (shares * nav) / supply;
+  return (shares * (nav + VIRTUAL_NAV)) / (supply + VIRTUAL_SHARES);
 }
 
 /**

@@ -31,3 +31,24 @@ export function sweeperMineColumn(input: { rngValueHex: string; clientSeedRaw: s
   const stream = new OutcomeStream(input.rngValueHex, input.clientSeedRaw, input.betPayloadHash);
   return stream.drawInt(SWEEPER_MODES[input.mode].columns);
 }
+
+/**
+ * What an open ticket after `k` cleared rows is owed if it closed now (design §3, §10): its current payout once a row
+ * is won (a cashout or an idle close pays it), else its stake (an idle close returns it). A liability, not exposure.
+ * @example sweeperOwed(1_000_000n, 'hard', 0) // 1_000_000n; sweeperOwed(1_000_000n, 'hard', 1) // 1_980_000n
+ */
+export const sweeperOwed = (wagerMicro: bigint, mode: SweeperMode, k: number): bigint => (k >= 1 ? sweeperPayout(wagerMicro, mode, k) : wagerMicro);
+
+/** The part of an open ticket's payout banked above its stake (the stake is counted as a stake in play). */
+export const sweeperBanked = (wagerMicro: bigint, mode: SweeperMode, k: number): bigint => sweeperOwed(wagerMicro, mode, k) - wagerMicro;
+
+/**
+ * The exposure a choice turn for row `k` reserves while it is in flight: what the ticket would be owed if the row
+ * clears, minus what it is owed now. A cashout reserves nothing, and neither does an idle ticket.
+ * @throws {RangeError} when `k` is outside [0, 7]
+ * @example sweeperTurnExposure(1_000_000n, 'hard', 0) // 980_000n
+ */
+export function sweeperTurnExposure(wagerMicro: bigint, mode: SweeperMode, k: number): bigint {
+  if (!Number.isSafeInteger(k) || k < 0 || k >= SWEEPER_ROWS) throw new RangeError('no row to play');
+  return sweeperPayout(wagerMicro, mode, k + 1) - sweeperOwed(wagerMicro, mode, k);
+}

@@ -8,7 +8,7 @@ const N = (description: string) => Type.Number({ description });
 
 export const House = Type.Object(
   {
-    totalValue: N('NAV = vault_usdc - total_locked'),
+    totalValue: N('NAV = vault_usdc - total_locked (what is owed to players and depositors; open exposure is not in it)'),
     baseBankroll: N('house capital contributed (genesis and minted LP deposits)'),
     gameNet: N('sum of settled wagers minus payouts'),
     volume: N('sum of settled wagers'),
@@ -17,12 +17,12 @@ export const House = Type.Object(
     utilization: N('openExposure / maxExposure'),
     totalStaked: N('stakes in play'),
     sharePrice: N('NAV per LP share'),
-    activeReserve: N('stakes in play plus open exposure: funds backing live bets'),
+    activeReserve: N('stakes in play plus payouts banked on open tickets plus open exposure: funds backing live play'),
     idleReserve: N('NAV not at risk in open bets'),
     deployableToYield: N('0: the cash strategy deploys nothing'),
     maxBet: N('current maximum bet'),
     maxPayout: N('current maximum payout'),
-    openExposure: N('sum of (max payout - stake) over committed bets and open tickets'),
+    openExposure: N('sum of (max payout - what is already owed) over committed bets and Sweeper turns in flight'),
     strategy: Type.String({ description: 'cash' }),
   },
   { description: 'the house, live from the vault and the ledger (USDC)' },

@@ -14,6 +14,7 @@ export interface PreparedBet {
   payload: string;
   wager: bigint;
   maxPayout: bigint;
+  /** The exposure this bet or turn reserves at commit. */
   exposureDelta: bigint;
   sessionPubkey: string;
   commitment: string;
@@ -29,6 +30,8 @@ export interface PrepareView {
   commitmentUsed: boolean;
   balance: bigint;
   nonce: number;
+  /** The wallet's open exposure. */
+  exposure: bigint;
   house: LockedTotals;
 }
 
@@ -104,8 +107,11 @@ export interface TurnWrite {
   /** The RNG index now disclosed to the player (0 when the turn drew nothing). */
   disclosedIndex: number;
   turnEvent: { type: string; json: string } | null;
-  /** The ticket's new state, when the play is a ticket. */
-  ticket: { rowsWon: number; status: 'running' | 'settled'; turnsJson: string; outcome: string } | null;
+  /**
+   * The ticket's new state, when the play is a ticket; `banked` is what it is owed above its stake now (0 once it
+   * ends), a liability the house books in place of the one before.
+   */
+  ticket: { rowsWon: number; status: 'running' | 'settled'; turnsJson: string; outcome: string; banked: bigint } | null;
   /** `idle` when the deadline worker closed an idle ticket (design §10). */
   closedBy?: 'idle';
   end: {
@@ -176,6 +182,7 @@ export class BetStore {
       commitmentUsed: r[1] === 1,
       balance: big(2),
       nonce: Number(r[3]),
+      exposure: big(13),
       house: {
         vault: big(4),
         balances: big(5),
@@ -185,6 +192,7 @@ export class BetStore {
         unattributed: big(9),
         lpPending: big(10),
         lpPayable: big(11),
+        banked: big(12),
       },
     };
   }
@@ -240,6 +248,7 @@ export class BetStore {
         args.agent.windowMs,
         args.maxUnrevealed,
         this.notAfter(),
+        args.limits.maxWalletExposureBps ?? 10_000,
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);
@@ -343,6 +352,7 @@ export class BetStore {
         idle?.cutoffMs ?? 0,
         w.closedBy ?? '',
         end?.entryJson ?? '',
+        (w.ticket?.banked ?? 0n).toString(),
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -29,6 +29,7 @@ export const HOUSE_FIELDS = [
   'vault',
   'balances',
   'staked',
+  'banked',
   'exposure',
   'pendingWithdrawals',
   'unattributed',

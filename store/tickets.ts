@@ -93,6 +93,7 @@ export class TicketStore {
         t.mode,
         t.wager.toString(),
         t.fullPayout.toString(),
+        // The headroom the full board needs under maxExposure; nothing is reserved until a turn is in flight.
         (t.fullPayout - t.wager).toString(),
         t.sessionPubkey,
         t.createdAt,

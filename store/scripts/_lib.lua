@@ -25,23 +25,43 @@ local function num(value)
   return tonumber(value or '0') or 0
 end
 
--- NAV = vault - total_locked (design §3).
+-- NAV = vault - total_locked (design §3): what the vault owes to players and depositors, payouts banked on open
+-- tickets included. Open exposure is not owed to anyone and is not in it; it is returned beside NAV for the limits.
 local function house_nav(houseKey)
-  local h = redis.call('HMGET', houseKey, 'vault', 'balances', 'staked', 'exposure', 'pendingWithdrawals', 'unattributed', 'lpPending', 'lpPayable')
+  local h = redis.call('HMGET', houseKey, 'vault', 'balances', 'staked', 'banked', 'pendingWithdrawals', 'unattributed', 'lpPending', 'lpPayable', 'exposure')
   local nav = num(h[1]) - num(h[2]) - num(h[3]) - num(h[4]) - num(h[5]) - num(h[6]) - num(h[7]) - num(h[8])
-  return nav, num(h[4])
+  return nav, num(h[9])
 end
 
--- Re-checks the house limits for a new stake; returns nil or an error reply.
-local function check_limits(houseKey, wager, maxPayout, exposureDelta, maxExposureBps, maxPayoutBps, maxBetBps)
+-- Re-checks the house limits for a new stake (headroom: what its worst case adds to the house's open exposure, which
+-- a ticket open checks and does not reserve); returns nil or an error reply, and NAV.
+local function check_limits(houseKey, wager, maxPayout, headroom, maxExposureBps, maxPayoutBps, maxBetBps)
   local nav, exposure = house_nav(houseKey)
-  if nav <= 0 then return {'err', 'house_closed', '0'} end
+  if nav <= 0 then return {'err', 'house_closed', '0'}, nav end
   local maxBet = fraction(nav, maxBetBps)
-  if wager > maxBet then return {'err', 'max_bet', string.format('%.0f', maxBet)} end
+  if wager > maxBet then return {'err', 'max_bet', string.format('%.0f', maxBet)}, nav end
   local maxPayoutLimit = fraction(nav, maxPayoutBps)
-  if maxPayout > maxPayoutLimit then return {'err', 'max_payout', string.format('%.0f', maxPayoutLimit)} end
+  if maxPayout > maxPayoutLimit then return {'err', 'max_payout', string.format('%.0f', maxPayoutLimit)}, nav end
   local maxExposure = fraction(nav, maxExposureBps)
-  if exposure + exposureDelta > maxExposure then return {'err', 'max_exposure', string.format('%.0f', maxExposure)} end
+  if headroom > 0 and exposure + headroom > maxExposure then return {'err', 'max_exposure', string.format('%.0f', maxExposure)}, nav end
+  return nil, nav
+end
+
+-- The exposure a Sweeper turn reserves: within the house's maxExposure while NAV is positive.
+local function check_turn_exposure(houseKey, reserve, maxExposureBps)
+  local nav, exposure = house_nav(houseKey)
+  if nav <= 0 then return {'err', 'house_closed', '0'}, nav end
+  local maxExposure = fraction(nav, maxExposureBps)
+  if exposure + reserve > maxExposure then return {'err', 'max_exposure', string.format('%.0f', maxExposure)}, nav end
+  return nil, nav
+end
+
+-- A wallet holds at most its share of maxExposure (design §10), so a few wallets cannot take all of it.
+local function check_wallet_exposure(playerKey, reserve, nav, maxExposureBps, walletBps)
+  local limit = fraction(fraction(nav, maxExposureBps), walletBps)
+  if num(redis.call('HGET', playerKey, 'exposure')) + reserve > limit then
+    return {'err', 'wallet_exposure', string.format('%.0f', limit)}
+  end
   return nil
 end
 
@@ -60,27 +80,30 @@ local function next_rng_index(rngKey)
   return index, r[1], r[2]
 end
 
--- Moves a stake from the balance into play and adds its open exposure, for the player and the house.
-local function lock_stake(playerKey, houseKey, stake, exposureDelta)
+-- Moves a stake from the balance into play, for the player and the house.
+local function lock_stake(playerKey, houseKey, stake)
   redis.call('HINCRBY', playerKey, 'balance', neg(stake))
   redis.call('HINCRBY', playerKey, 'staked', stake)
-  redis.call('HINCRBY', playerKey, 'exposure', exposureDelta)
   redis.call('HINCRBY', houseKey, 'balances', neg(stake))
   redis.call('HINCRBY', houseKey, 'staked', stake)
-  redis.call('HINCRBY', houseKey, 'exposure', exposureDelta)
 end
 
--- Releases a settled stake and its exposure, credits the payout, and books the play for both sides.
-local function settle_stake(playerKey, houseKey, stake, exposureDelta, payout, houseNet, won)
+-- Adds (or, with a negative amount, releases) open exposure for the player and the house.
+local function add_exposure(playerKey, houseKey, amount)
+  if amount == '0' or amount == '' or amount == nil then return end
+  redis.call('HINCRBY', playerKey, 'exposure', amount)
+  redis.call('HINCRBY', houseKey, 'exposure', amount)
+end
+
+-- Releases a settled stake, credits the payout, and books the play for both sides.
+local function settle_stake(playerKey, houseKey, stake, payout, houseNet, won)
   redis.call('HINCRBY', playerKey, 'staked', neg(stake))
-  redis.call('HINCRBY', playerKey, 'exposure', neg(exposureDelta))
   redis.call('HINCRBY', playerKey, 'balance', payout)
   redis.call('HINCRBY', playerKey, 'wagered', stake)
   redis.call('HINCRBY', playerKey, 'paidOut', payout)
   redis.call('HINCRBY', playerKey, 'plays', 1)
   if won then redis.call('HINCRBY', playerKey, 'wins', 1) end
   redis.call('HINCRBY', houseKey, 'staked', neg(stake))
-  redis.call('HINCRBY', houseKey, 'exposure', neg(exposureDelta))
   redis.call('HINCRBY', houseKey, 'balances', payout)
   redis.call('HINCRBY', houseKey, 'gameNet', houseNet)
   redis.call('HINCRBY', houseKey, 'volume', stake)

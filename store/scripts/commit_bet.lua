@@ -1,5 +1,8 @@
 -- Commits a prepared bet: re-checks nonce, key, commitment, balance and limits, locks the stake,
 -- assigns the RNG index and records the pending bet, all at once. Idempotent on betPayloadHash.
+-- A Dice bet reserves its worst case (payout - stake) as exposure; a Sweeper turn reserves only its own increment (what
+-- the ticket would be owed if the row clears, minus what it is owed now), its stake being locked at ticket open. Each is
+-- checked against maxExposure and the wallet's share of it (design §10).
 -- An MCP stake also counts against the wallet's agent window, checked and booked here (design §9).
 -- A wallet holds at most maxUnrevealed committed bets awaiting their reveal (a Sweeper turn, one per ticket,
 -- is not counted). Run after notAfterMs (Redis clock), when its client was already told 503, it does nothing.
@@ -7,7 +10,7 @@
 --       agentWagers, agentWagered, walletPrepared
 -- ARGV: betPayloadHash, wallet, nowMs, committedAt, revealDeadlineMs, revealDeadline,
 --       maxExposureBps, maxPayoutBps, maxBetBps, sessionSignature, agentMaxWagered, agentWindowMs,
---       maxUnrevealed, notAfterMs
+--       maxUnrevealed, notAfterMs, maxWalletExposureBps
 local hash, wallet = ARGV[1], ARGV[2]
 local existing = redis.call('HMGET', KEYS[4], 'wallet', 'betNonce', 'rngIndex', 'rngChainHead', 'committedAt', 'revealDeadline', 'state')
 if existing[1] then
@@ -42,15 +45,24 @@ if redis.call('SISMEMBER', KEYS[5], p[7]) == 1 then return {'err', 'commitment_u
 if not isTurn and redis.call('SCARD', KEYS[10]) >= num(ARGV[13]) then return {'err', 'unrevealed_limit'} end
 
 local stake = p[3]
-local exposureDelta = p[5]
+local exposureDelta = p[5] or '0'
 if isTurn then
   -- The stake was locked when the ticket opened.
   stake = '0'
-  exposureDelta = '0'
+  if num(exposureDelta) > 0 then
+    local limitError, nav = check_turn_exposure(KEYS[6], num(exposureDelta), num(ARGV[7]))
+    if limitError then return limitError end
+    local walletError = check_wallet_exposure(KEYS[1], num(exposureDelta), nav, num(ARGV[7]), num(ARGV[15]))
+    if walletError then return walletError end
+  end
 else
   if num(stake) > num(player[1]) then return {'err', 'insufficient_balance', player[1] or '0'} end
-  local limitError = check_limits(KEYS[6], num(stake), num(p[4]), num(exposureDelta), num(ARGV[7]), num(ARGV[8]), num(ARGV[9]))
+  local limitError, nav = check_limits(KEYS[6], num(stake), num(p[4]), num(exposureDelta), num(ARGV[7]), num(ARGV[8]), num(ARGV[9]))
   if limitError then return limitError end
+  if num(exposureDelta) > 0 then
+    local walletError = check_wallet_exposure(KEYS[1], num(exposureDelta), nav, num(ARGV[7]), num(ARGV[15]))
+    if walletError then return walletError end
+  end
 end
 local agentStake = prep.source == 'mcp' and stake ~= '0'
 if agentStake then
@@ -61,9 +73,8 @@ end
 local rngIndex, chainId, chainHead = next_rng_index(KEYS[7])
 if not rngIndex then return {'err', 'rng_exhausted'} end
 
-if stake ~= '0' then
-  lock_stake(KEYS[1], KEYS[6], stake, exposureDelta)
-end
+if stake ~= '0' then lock_stake(KEYS[1], KEYS[6], stake) end
+add_exposure(KEYS[1], KEYS[6], exposureDelta)
 if agentStake then agent_record(KEYS[13], KEYS[14], ARGV[3], num(ARGV[12]), hash, stake) end
 redis.call('HINCRBY', KEYS[1], 'nonce', 1)
 redis.call('SADD', KEYS[5], p[7])

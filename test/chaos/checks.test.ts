@@ -141,10 +141,10 @@ describe('books', () => {
     const p = player(new BetJournal(), 100);
     fake.status = { balance: 100.5, stakedInPlay: 0.25, exposure: 0.2, pendingWithdrawals: 0, totals: { plays: 0 } };
     fake.house = { baseBankroll: 1000, gameNet: -0.75, openExposure: 0.2 };
-    // The two totals no API shows: unattributed 3, lpPending 0; the house's own sums of balances and stakes.
-    const redis = { hmget: async () => ['3000000', '0', '100500000', '250000'] } as unknown as Redis;
+    // The totals no API shows: unattributed 3, lpPending 0; the house's own sums of balances and stakes; banked 0.4.
+    const redis = { hmget: async () => ['3000000', '0', '100500000', '250000', '400000'] } as unknown as Redis;
     const input = { api: `${base}/api`, rpcUrl: `${base}/rpc`, players: [p], redis, houseKey: 'h' };
-    // vault = 100.5 + 0.25 + 0.2 + 3 + (1000 − 0.75 − 0.2) = 1103
+    // vault = 100.5 + 0.25 + 0.4 + 3 + (1000 − 0.75 − 0.4) = 1103: open exposure is on neither side
     fake.vault = String(toMicro(1103));
     expect((await conservation(input)).map((c) => c.held)).toEqual([true, true]);
     fake.vault = String(toMicro(1103) + 1n);

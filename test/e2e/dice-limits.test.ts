@@ -7,8 +7,14 @@ let svc: TestService;
 
 beforeAll(async () => {
   // NAV 10,000: maxBet 50, maxPayout 100, maxExposure 1,000 (10%, below the 25% default, so a few bets fill it).
-  // One whale's open bets use up the exposure budget: more than MAX_UNREVEALED_BETS_PER_WALLET's default allows.
-  svc = await startTestService({ DEV_HOUSE_CAPITAL: '10000', MAX_EXPOSURE_BPS: '1000', MAX_UNREVEALED_BETS_PER_WALLET: '100' });
+  // One whale's open bets use up the exposure budget: more than MAX_UNREVEALED_BETS_PER_WALLET's default allows, and
+  // with no per-wallet share (test/e2e/exposure-attacks.test.ts covers that share).
+  svc = await startTestService({
+    DEV_HOUSE_CAPITAL: '10000',
+    MAX_EXPOSURE_BPS: '1000',
+    MAX_UNREVEALED_BETS_PER_WALLET: '100',
+    MAX_WALLET_EXPOSURE_BPS: '10000',
+  });
 });
 afterAll(async () => {
   await svc?.cleanup();

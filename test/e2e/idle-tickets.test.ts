@@ -81,7 +81,9 @@ describe('an idle Sweeper ticket', () => {
     const open = await p.openTicket('easy', 2);
     expect(open.status, JSON.stringify(open.body)).toBe(200);
     const ticketId = open.body.ticket.id as string;
-    expect((await p.get('/protocol/v1/player/status')).body).toMatchObject({ balance: 48, stakedInPlay: 2 });
+    // An open ticket holds its stake, and no exposure until a turn is in flight.
+    expect((await p.get('/protocol/v1/player/status')).body).toMatchObject({ balance: 48, stakedInPlay: 2, exposure: 0 });
+    expect((await svc.wiring.stores.ledger.house()).exposure).toBe(0n);
 
     // Not yet idle: nothing closes.
     svc.clock.offsetMs = IDLE_MS - 60_000;
@@ -135,6 +137,8 @@ describe('an idle Sweeper ticket', () => {
     const prepared = await safeChoice(p, ticketId, 0);
     const committed = await p.commitSweeper(prepared.res.body);
     expect(committed.status).toBe(200);
+    // The turn in flight holds its own increment: what row 1 would pay over the stake.
+    expect((await svc.wiring.stores.ledger.player(p.address)).exposure).toBe(sweeperPayout(1_000_000n, 'easy', 1) - 1_000_000n);
 
     svc.clock.offsetMs = IDLE_MS + 1_000;
     expect(await closeIdleTickets(svc.wiring.worker.deadlines)).toBe(0);
@@ -144,6 +148,9 @@ describe('an idle Sweeper ticket', () => {
     // The reveal (late, but within its deadline) settles the turn: idle time counts again from now.
     const revealed = await p.revealSweeper(prepared.res.body.betPayloadHash, prepared.clientSeedRaw, committed.body.ack.revealMessage);
     expect(revealed.body.ticket).toMatchObject({ status: 'running', rowsWon: 1 });
+    // Idle again, it holds no exposure; the row it won is owed (banked), so it is in NAV's liabilities.
+    const house = await svc.wiring.stores.ledger.house();
+    expect([house.exposure, house.banked]).toEqual([0n, sweeperPayout(1_000_000n, 'easy', 1) - 1_000_000n]);
     expect(Number(await svc.wiring.redis.zscore(svc.wiring.keys.idleTickets(), ticketId))).toBeGreaterThan(Date.now() + IDLE_MS);
     expect(await closeIdleTickets(svc.wiring.worker.deadlines)).toBe(0);
     svc.clock.offsetMs = 2 * IDLE_MS + 2_000;

@@ -1,72 +1,46 @@
 // LP flows end to end on localnet, as a user: a deposit to the vault with the lp-deposit memo is minted LP shares at
-// design §3's formula; play moves NAV; a redemption is paid at NAV per share; a first depositor cannot inflate the
+// design §3's formula; play moves NAV; a redemption is paid at the same price; a first depositor cannot inflate the
 // price; redemptions wait, in order, while free liquidity is short. The books balance after every test, and the
 // verifier (`pfws-verify all`) passes with withdrawals and LP flows in the history.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { address, createSolanaRpc } from '@solana/kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSolanaRpc } from '@solana/kit';
 import { getTransferCheckedInstruction } from '@solana-program/token';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
+import { lpDeposit, lpRedeem, lpWallet, mintedTo as mintedToWallet, pool as poolOf, tokenOf as tokenOfWallet, waitFor } from '../helpers/lp.ts';
 import { Keeper } from '../../funding/keeper.ts';
 import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
-import { limitsOf } from '../../protocol/house.ts';
-import { redemptionValue, sharesForDeposit } from '../../protocol/lp-shares.ts';
+import { redemptionValue, sharesForDeposit, VIRTUAL_SHARES } from '../../protocol/lp-shares.ts';
 import { formatMicro, microToNumber } from '../../protocol/money.ts';
-import { sweeperPayout } from '../../protocol/sweeper.ts';
 import { runCli } from '../../verifier/cli.ts';
 
 const USDC = 1_000_000n;
 let svc: TestService;
 const players: Player[] = [];
 
-async function tokenOf(wallet: string, mint: 'usdcMint' | 'lpMint'): Promise<bigint> {
-  const rpc = createSolanaRpc(svc.rpcUrl);
-  const ata = await ataOf(address(wallet), svc.wiring.setup[mint]);
-  const { value } = await rpc.getAccountInfo(ata, { encoding: 'base64' }).send();
-  return value ? BigInt((await rpc.getTokenAccountBalance(ata).send()).value.amount) : 0n;
-}
+const tokenOf = (wallet: string, mint: 'usdcMint' | 'lpMint') => tokenOfWallet(svc, wallet, mint);
+const pool = () => poolOf(svc);
+const mintedTo = (p: Player, shares: bigint) => mintedToWallet(svc, p, shares);
 
 /** A wallet with dev USDC and SOL, signed in; an LP needs no session key. */
 async function wallet(usdc: number): Promise<Player> {
-  const p = new Player(svc.api, svc.rpcUrl);
-  await p.init();
-  await p.faucet(usdc);
-  await p.login();
+  const p = await lpWallet(svc, usdc);
   players.push(p);
   return p;
 }
 
-/** The ledger's NAV and LP supply now: what the keeper prices the next job with. */
-async function pool(): Promise<{ nav: bigint; supply: bigint; exposure: bigint }> {
-  const house = await svc.wiring.stores.ledger.house();
-  return { nav: limitsOf(house, svc.wiring.limits).nav, supply: house.lpSupply, exposure: house.exposure };
-}
-
-async function lpDeposit(p: Player, amount: number | string): Promise<string> {
-  const built = await p.post('/protocol/v1/house/lp-deposit-transaction', { amount });
-  expect(built.status, JSON.stringify(built.body)).toBe(200);
-  expect(built.body.memo).toBe(`pfws:v1:lp-deposit:${p.address}`);
-  return p.signAndSend(built.body.transaction);
-}
-
-async function lpRedeem(p: Player, shares: bigint): Promise<string> {
-  const built = await p.post('/protocol/v1/house/lp-redeem-transaction', { shares: formatMicro(shares) });
-  expect(built.status, JSON.stringify(built.body)).toBe(200);
-  expect(built.body.memo).toBe(`pfws:v1:lp-redeem:${p.address}`);
-  return p.signAndSend(built.body.transaction);
-}
-
-const waitFor = (check: () => Promise<void>, timeout = 30_000) => vi.waitFor(check, { timeout, interval: 100 });
-
-async function mintedTo(p: Player, shares: bigint): Promise<void> {
-  await waitFor(async () => expect(await tokenOf(p.address, 'lpMint')).toBe(shares));
-}
-
 beforeAll(async () => {
-  // A small house, so that play moves NAV visibly; maxPayout at 100% of NAV, so one ticket can hold most of maxExposure.
-  svc = await startTestService({ DEV_HOUSE_CAPITAL: '1000', MAX_PAYOUT_BPS: '10000', ANCHOR_MAX_DELAY_MS: '100', MANIFEST_MAX_DELAY_MS: '100' });
+  // A small house, so that play moves NAV visibly; maxPayout at 100% of NAV and no per-wallet share, so one bet can
+  // hold most of maxExposure.
+  svc = await startTestService({
+    DEV_HOUSE_CAPITAL: '1000',
+    MAX_PAYOUT_BPS: '10000',
+    MAX_WALLET_EXPOSURE_BPS: '10000',
+    ANCHOR_MAX_DELAY_MS: '100',
+    MANIFEST_MAX_DELAY_MS: '100',
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -80,7 +54,7 @@ afterEach(async () => {
 });
 
 describe('an LP deposit and its redemption', () => {
-  it('mints shares at floor(amount × (supply + 10^6) / (NAV_before + 1)) and pays them back at NAV per share, with play in between', async () => {
+  it('mints shares at floor(amount × (supply + 10^6) / (NAV_before + 1)) and pays them back at the same price, with play in between', async () => {
     const lp = await wallet(500);
     const usdcBefore = await tokenOf(lp.address, 'usdcMint');
     const before = await pool();
@@ -118,7 +92,7 @@ describe('an LP deposit and its redemption', () => {
     expect(moved.profit).toBeCloseTo(moved.currentValue - 300, 6);
 
     const value = redemptionValue(expectedShares, played.supply, played.nav);
-    expect(value).toBe((expectedShares * played.nav) / played.supply);
+    expect(value).toBe((expectedShares * (played.nav + 1n)) / (played.supply + VIRTUAL_SHARES));
     await lpRedeem(lp, expectedShares);
     await waitFor(async () => expect(await tokenOf(lp.address, 'usdcMint')).toBe(usdcBefore - 300n * USDC + value));
     expect(await tokenOf(lp.address, 'lpMint')).toBe(0n);
@@ -192,7 +166,7 @@ describe('a first depositor', () => {
 });
 
 describe('redemptions while free liquidity is short', () => {
-  it('wait in a queue, in order, and are paid in order once the exposure is released', async () => {
+  it('wait in a queue, in order, and are paid in order once the exposure is released; the price never moved with it', async () => {
     const a = await wallet(500);
     const b = await wallet(100);
     let p = await pool();
@@ -204,13 +178,20 @@ describe('redemptions while free liquidity is short', () => {
     await lpDeposit(b, 20);
     await mintedTo(b, sharesB);
 
-    // One hard ticket holding about 24% of NAV in exposure leaves about 4% of NAV free to pay redemptions.
+    // One unrevealed 99x Dice bet holding about 24% of NAV in exposure leaves about 4% of NAV free to pay redemptions.
     const gambler = await new Player(svc.api, svc.rpcUrl).onboard(50);
     players.push(gambler);
     p = await pool();
-    const perUsdc = sweeperPayout(USDC, 'hard', 8) - USDC;
-    const open = await gambler.openTicket('hard', formatMicro((p.nav * 24n * USDC) / 100n / perUsdc));
-    expect(open.status, JSON.stringify(open.body)).toBe(200);
+    const price = (await http('GET', `${svc.api}/house`)).body.house.sharePrice;
+    const bet = await gambler.prepareDice({ wager: formatMicro((p.nav * 24n) / 100n / 98n), target: 1, direction: 'under' });
+    expect(bet.res.status, JSON.stringify(bet.res.body)).toBe(200);
+    const committed = await gambler.commitDice(bet.res.body);
+    expect(committed.status, JSON.stringify(committed.body)).toBe(200);
+    const held = await pool();
+    expect(held.exposure).toBeGreaterThan((held.nav * 23n) / 100n);
+    // Open exposure is owed to no one: NAV and the share price stay where they were.
+    expect(held.nav).toBe(p.nav);
+    expect((await http('GET', `${svc.api}/house`)).body.house.sharePrice).toBe(price);
     const [usdcA, usdcB] = [await tokenOf(a.address, 'usdcMint'), await tokenOf(b.address, 'usdcMint')];
 
     await lpRedeem(a, sharesA);
@@ -226,15 +207,9 @@ describe('redemptions while free liquidity is short', () => {
     expect(await queue()).toEqual([jobA, jobB]);
     expect([await tokenOf(a.address, 'usdcMint'), await tokenOf(b.address, 'usdcMint')]).toEqual([usdcA, usdcB]);
 
-    // The ticket ends (a bust or a cashout): its exposure is released and the queue is paid in order.
-    const ticketId = open.body.ticket.id as string;
-    const turn = async (prepared: Awaited<ReturnType<Player['prepareChoice']>>) => {
-      const c = await gambler.commitSweeper(prepared.res.body);
-      expect(c.status, JSON.stringify(c.body)).toBe(200);
-      return (await gambler.revealSweeper(prepared.res.body.betPayloadHash, prepared.clientSeedRaw, c.body.ack.revealMessage)).body;
-    };
-    const first = await turn(await gambler.prepareChoice(ticketId, 0, 0));
-    if (first.ticket.status === 'running') await turn(await gambler.prepareCashout(ticketId));
+    // The bet settles (a win or a loss): its exposure is released and the queue is paid in order.
+    const revealed = await gambler.revealDice(bet.res.body.betPayloadHash, bet.clientSeedRaw, committed.body.ack.revealMessage);
+    expect(revealed.status, JSON.stringify(revealed.body)).toBe(200);
     await waitFor(async () => expect(await queue()).toEqual([]));
     const [fixedA, fixedB] = await Promise.all([
       svc.wiring.redis.hgetall(svc.wiring.keys.lpJob(jobA!)),

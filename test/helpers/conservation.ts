@@ -1,6 +1,7 @@
 // Conservation, from three independent sources: the vault on-chain, every player's ledger, the house's game results.
 import { address, createSolanaRpc } from '@solana/kit';
 import { expect, vi } from 'vitest';
+import { limitsOf } from '../../protocol/house.ts';
 import type { TestService } from './service.ts';
 import type { Player } from './player.ts';
 
@@ -11,9 +12,17 @@ export interface Books {
   liabilities: bigint;
   /** Σ pending withdrawals over the given players (requested, not yet paid out). */
   pendingWithdrawals: bigint;
+  /** Payouts banked on open Sweeper tickets above their stakes: owed, so a liability. */
+  banked: bigint;
+  /** Open exposure: not owed to anyone, so in neither side of the books. */
   exposure: bigint;
-  /** House capital + game net + LP net (minted deposits − valued redemptions) − open exposure: NAV without the vault. */
+  /**
+   * House capital + game net + LP net (minted deposits − valued redemptions) − payouts banked on open tickets: NAV
+   * without the vault.
+   */
   nav: bigint;
+  /** NAV as the service prices LP shares and sets limits: vault on-chain − total_locked of the ledger's house totals. */
+  serviceNav: bigint;
   unattributed: bigint;
   /** LP deposits received, shares not yet minted. */
   lpPending: bigint;
@@ -36,8 +45,10 @@ export async function books(svc: TestService, players: readonly Player[]): Promi
     vault,
     liabilities,
     pendingWithdrawals,
+    banked: house.banked,
     exposure: house.exposure,
-    nav: house.capital + house.gameNet + house.lpNet - house.exposure,
+    nav: house.capital + house.gameNet + house.lpNet - house.banked,
+    serviceNav: limitsOf(house, svc.wiring.limits, vault).nav,
     unattributed: house.unattributed,
     lpPending: house.lpPending,
     lpPayable: house.lpPayable,
@@ -65,14 +76,16 @@ export async function keeperAtRest(svc: TestService, timeoutMs = 30_000): Promis
 }
 
 /**
- * vault (on-chain) = player balances + stakes + exposure + pending withdrawals + unattributed + LP deposits not yet
- * minted + LP redemptions not yet paid + house NAV. `players` must be every wallet with money in the ledger.
+ * vault (on-chain) = player balances + stakes + payouts banked on open tickets + pending withdrawals + unattributed +
+ * LP deposits not yet minted + LP redemptions not yet paid + house NAV, and that NAV is the one the service prices with
+ * (open exposure is in neither). `players` must be every wallet with money in the ledger.
  */
 export async function expectConserved(svc: TestService, players: readonly Player[]): Promise<Books> {
   const b = await books(svc, players);
   expect(
     b.vault,
     JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
-  ).toBe(b.liabilities + b.pendingWithdrawals + b.exposure + b.unattributed + b.lpPending + b.lpPayable + b.nav);
+  ).toBe(b.liabilities + b.pendingWithdrawals + b.banked + b.unattributed + b.lpPending + b.lpPayable + b.nav);
+  expect(b.serviceNav, 'the NAV the service prices with').toBe(b.nav);
   return b;
 }

@@ -42,7 +42,7 @@ describe('ledger scripts', () => {
     const view = () => scripts.prepareView(['sk', 'commitments', 'player', 'house'], ['key', 'commitment']);
     // Concurrent calls share one auto-pipelined batch, as requests do in the API.
     const first = await Promise.all(Array.from({ length: 20 }, view));
-    expect(first[0]).toEqual(['', 0, '0', '0', '0', '0', '0', '0', '0', '0', '0', '0']);
+    expect(first[0]).toEqual(['', 0, '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0']);
     await redis.script('FLUSH');
     expect(await view()).toEqual(first[0]);
     await Promise.all(Array.from({ length: 20 }, view));

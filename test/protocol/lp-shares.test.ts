@@ -41,22 +41,24 @@ function redeem(pool: Pool, s: bigint): bigint {
 }
 
 describe('LP share formulas', () => {
-  it('follow the pinned formulas: deposits with the virtual offset, redemptions at NAV per share', () => {
+  it('follow the pinned formulas: deposits and redemptions at one price, with the same virtual offset', () => {
     expect(sharesForDeposit(1_000_000n, 1_000_000_000n, 1_000_000_000n)).toBe(1_000_999n);
     expect(sharesForDeposit(5n * USDC, 10n * USDC, 20n * USDC)).toBe((5n * USDC * (10n * USDC + VIRTUAL_SHARES)) / (20n * USDC + 1n));
-    expect(redemptionValue(USDC, 10n * USDC, 20n * USDC)).toBe(2n * USDC);
-    expect(redemptionValue(3n, 7n, 10n)).toBe(4n);
+    // floor(shares × (NAV + 1) / (supply + 10^6))
+    expect(redemptionValue(USDC, 10n * USDC, 20n * USDC)).toBe(1_818_181n);
+    expect(redemptionValue(7n * USDC, 7n * USDC, 10n * USDC)).toBe(8_750_000n);
+    expect(redemptionValue(3n, 7n, 10n)).toBe(0n);
   });
 
-  it('pay a round trip back with at most the documented edge (the figures in protocol/lp-shares.ts)', () => {
+  it('pay a round trip back with no gain (finding 5 of issue 21: it used to gain up to 0.5 USDC)', () => {
     const roundTrip = (supply: bigint, nav: bigint, a: bigint) => {
       const pool = { supply, nav };
       return redeem(pool, deposit(pool, a)) - a;
     };
     const M = 10n ** 12n; // 1,000,000 USDC: the default bootstrap capital, shares at a price of 1
-    expect([USDC, 1_000n * USDC, M].map((a) => roundTrip(M, M, a))).toEqual([0n, 998n, 499_998n]);
-    expect(roundTrip(USDC, USDC, USDC)).toBe(333_332n); // 1 USDC of bootstrap capital
-    expect(roundTrip(M, 2n * M, 2n * M)).toBe(999_998n); // a share price of 2
+    expect([USDC, 1_000n * USDC, M].map((a) => roundTrip(M, M, a))).toEqual([-1n, -1n, -1n]);
+    expect(roundTrip(USDC, USDC, USDC)).toBe(-1n); // 1 USDC of bootstrap capital
+    expect(roundTrip(M, 2n * M, 2n * M)).toBe(-1n); // a share price of 2
   });
 
   it('stop while NAV is not positive and refuse nonsense', () => {
@@ -68,13 +70,14 @@ describe('LP share formulas', () => {
     expect(() => redemptionValue(USDC, USDC, 0n)).toThrow(expect.objectContaining({ reason: 'nav_not_positive' }));
   });
 
-  it('never pay a round trip more than 10^6 × (NAV / supply) × amount / (NAV + amount) above what went in', () => {
+  it('never pay a round trip more than went in, and lose at most one share’s price plus one micro-USDC to rounding', () => {
     fc.assert(
       fc.property(bootstrap, fc.bigInt({ min: 1n, max: 10n ** 14n }), amount, (supply, nav, a) => {
         const pool = { supply, nav };
+        const price = (nav + 1n + supply + VIRTUAL_SHARES - 1n) / (supply + VIRTUAL_SHARES);
         const gain = redeem(pool, deposit(pool, a)) - a;
-        // The bound, cleared of fractions: the gain is under the value of the virtual shares, however large `a`.
-        expect(gain * supply * (nav + a)).toBeLessThan(VIRTUAL_SHARES * nav * a);
+        expect(gain).toBeLessThanOrEqual(0n);
+        expect(gain).toBeGreaterThanOrEqual(-(price + 1n));
       }),
       { numRuns: 2000 },
     );
@@ -102,10 +105,8 @@ describe('LP share formulas', () => {
         const victimLoss = a - victimOut;
         // The victim loses at most one share's price to rounding, however much was donated before.
         expect(victimLoss).toBeLessThanOrEqual(priceBefore + 1n);
-        // The attacker collects at most that rounding plus its own round trip's edge (the virtual shares' value at
-        // its deposit, paid by the house): donating more never buys more, so the attack does not pay.
-        const edge = (VIRTUAL_SHARES * boot + boot - 1n) / boot;
-        expect(attackerOut - x - d).toBeLessThanOrEqual((victimLoss > 0n ? victimLoss : 0n) + edge);
+        // The attacker collects at most that rounding: donating more never buys more, so the attack does not pay.
+        expect(attackerOut - x - d).toBeLessThanOrEqual(victimLoss > 0n ? victimLoss : 0n);
       }),
       { numRuns: 2000 },
     );
