@@ -302,6 +302,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     settings: {
       prepareTtlMs: config.PREPARE_TTL_MS,
       revealDeadlineMs: config.REVEAL_DEADLINE_MS,
+      scarceExposure: { thresholdBps: config.SCARCE_EXPOSURE_BPS, revealDeadlineMs: config.SCARCE_REVEAL_DEADLINE_MS },
       limits,
       agent: config.agentLimits,
       maxPreparedPerWallet: config.MAX_PREPARED_BETS_PER_WALLET,

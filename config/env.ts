@@ -86,6 +86,13 @@ export const ConfigSchema = Type.Object({
     500,
     "One wallet's open exposure (unrevealed bets, Sweeper turns in flight) at most, as basis points of maxExposure; more is GAME_INPUT_REJECTED (wallet_exposure)",
   ),
+  SCARCE_EXPOSURE_BPS: Int(
+    0,
+    10_000,
+    1_000,
+    "Above this share of maxExposure (basis points), the house's open exposure is scarce: a bet or turn that adds to it gets SCARCE_REVEAL_DEADLINE_MS; 10000 turns it off",
+  ),
+  SCARCE_REVEAL_DEADLINE_MS: Int(1_000, 30 * 86_400_000, 300_000, 'The reveal deadline of a bet committed while exposure is scarce'),
   TICKET_IDLE_MS: Int(1_000, 30 * 86_400_000, 900_000, 'A Sweeper ticket with no turn in flight for this long is closed by the deadline worker'),
   X402_FACILITATOR_URL: Url('Remote x402 facilitator; unset runs the embedded one, which pays fees with KEYS_DIR/x402.json'),
   RNG_CHAIN_LENGTH: Int(16, 100_000_000, 1_000_000, 'Indices per operator RNG chain'),

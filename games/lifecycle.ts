@@ -20,6 +20,11 @@ import type { GameName, GameRegistry, PrepareInput } from './game.ts';
 export interface LifecycleSettings {
   prepareTtlMs: number;
   revealDeadlineMs: number;
+  /**
+   * While the house's open exposure is above `thresholdBps` of maxExposure, a new bet or turn that adds exposure gets
+   * `revealDeadlineMs` of this instead (design §10: holding scarce exposure costs the house edge every few minutes).
+   */
+  scarceExposure?: { thresholdBps: number; revealDeadlineMs: number };
   limits: LimitSettings;
   /** The agent window an MCP stake counts against, checked in the commit script (design §9). */
   agent: AgentLimitSettings;
@@ -181,11 +186,15 @@ export class BetLifecycle {
     rules.checkCommit(payload, body);
     const now = clock();
     const deadline = new Date(now.getTime() + settings.revealDeadlineMs);
+    const short = settings.scarceExposure && new Date(now.getTime() + settings.scarceExposure.revealDeadlineMs);
     const result = await bets.commit(body.betPayloadHash, wallet, {
       nowMs: now.getTime(),
       committedAt: now.toISOString(),
       revealDeadlineMs: deadline.getTime(),
       revealDeadline: deadline.toISOString(),
+      ...(short && settings.scarceExposure
+        ? { shortReveal: { deadlineMs: short.getTime(), deadline: short.toISOString(), scarceExposureBps: settings.scarceExposure.thresholdBps } }
+        : {}),
       limits: settings.limits,
       agent: settings.agent,
       sessionSignature: body.sessionSignature,

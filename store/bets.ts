@@ -205,6 +205,8 @@ export class BetStore {
       committedAt: string;
       revealDeadlineMs: number;
       revealDeadline: string;
+      /** The deadline a bet gets instead while exposure is scarce (above `scarceExposureBps` of maxExposure). */
+      shortReveal?: { deadlineMs: number; deadline: string; scarceExposureBps: number };
       limits: LimitSettings;
       /** The agent window an MCP stake is checked against and booked in. */
       agent: AgentLimitSettings;
@@ -249,6 +251,9 @@ export class BetStore {
         args.maxUnrevealed,
         this.notAfter(),
         args.limits.maxWalletExposureBps ?? 10_000,
+        args.shortReveal?.deadlineMs ?? '',
+        args.shortReveal?.deadline ?? '',
+        args.shortReveal?.scarceExposureBps ?? '',
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

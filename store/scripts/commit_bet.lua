@@ -2,7 +2,9 @@
 -- assigns the RNG index and records the pending bet, all at once. Idempotent on betPayloadHash.
 -- A Dice bet reserves its worst case (payout - stake) as exposure; a Sweeper turn reserves only its own increment (what
 -- the ticket would be owed if the row clears, minus what it is owed now), its stake being locked at ticket open. Each is
--- checked against maxExposure and the wallet's share of it (design §10).
+-- checked against maxExposure and the wallet's share of it (design §10). While the house's open exposure, this bet's
+-- included, is above scarceExposureBps of maxExposure, the bet gets the short reveal deadline instead: holding scarce
+-- exposure then costs its holder the house edge on the stakes that hold it every few minutes, not once a day.
 -- An MCP stake also counts against the wallet's agent window, checked and booked here (design §9).
 -- A wallet holds at most maxUnrevealed committed bets awaiting their reveal (a Sweeper turn, one per ticket,
 -- is not counted). Run after notAfterMs (Redis clock), when its client was already told 503, it does nothing.
@@ -10,7 +12,7 @@
 --       agentWagers, agentWagered, walletPrepared
 -- ARGV: betPayloadHash, wallet, nowMs, committedAt, revealDeadlineMs, revealDeadline,
 --       maxExposureBps, maxPayoutBps, maxBetBps, sessionSignature, agentMaxWagered, agentWindowMs,
---       maxUnrevealed, notAfterMs, maxWalletExposureBps
+--       maxUnrevealed, notAfterMs, maxWalletExposureBps, shortRevealDeadlineMs, shortRevealDeadline, scarceExposureBps
 local hash, wallet = ARGV[1], ARGV[2]
 local existing = redis.call('HMGET', KEYS[4], 'wallet', 'betNonce', 'rngIndex', 'rngChainHead', 'committedAt', 'revealDeadline', 'state')
 if existing[1] then
@@ -75,20 +77,25 @@ if not rngIndex then return {'err', 'rng_exhausted'} end
 
 if stake ~= '0' then lock_stake(KEYS[1], KEYS[6], stake) end
 add_exposure(KEYS[1], KEYS[6], exposureDelta)
+local deadlineMs, deadline = ARGV[5], ARGV[6]
+if ARGV[16] and ARGV[16] ~= '' and num(exposureDelta) > 0 then
+  local nav, exposure = house_nav(KEYS[6])
+  if exposure > fraction(fraction(nav, num(ARGV[7])), num(ARGV[18])) then deadlineMs, deadline = ARGV[16], ARGV[17] end
+end
 if agentStake then agent_record(KEYS[13], KEYS[14], ARGV[3], num(ARGV[12]), hash, stake) end
 redis.call('HINCRBY', KEYS[1], 'nonce', 1)
 redis.call('SADD', KEYS[5], p[7])
 redis.call('HSET', KEYS[4], 'wallet', wallet, 'state', 'committed', 'game', p[10], 'payload', p[2], 'wager', p[3],
   'stake', stake, 'maxPayout', p[4], 'exposureDelta', exposureDelta, 'sessionPubkey', p[6], 'commitment', p[7],
   'betNonce', p[8], 'rngIndex', rngIndex, 'rngChainId', chainId, 'rngChainHead', chainHead,
-  'committedAt', ARGV[4], 'revealDeadline', ARGV[6], 'revealDeadlineMs', ARGV[5], 'ticketId', ticketId or '',
+  'committedAt', ARGV[4], 'revealDeadline', deadline, 'revealDeadlineMs', deadlineMs, 'ticketId', ticketId or '',
   'turn', p[12] or '', 'commitSignature', ARGV[10], 'source', prep.source or 'api')
 if isTurn then redis.call('HSET', KEYS[12], 'pendingTurn', hash) end
 redis.call('DEL', KEYS[3])
 redis.call('LREM', KEYS[15], 0, hash)
 redis.call('SADD', KEYS[10], hash)
-redis.call('ZADD', KEYS[11], ARGV[5], hash)
+redis.call('ZADD', KEYS[11], deadlineMs, hash)
 journal(KEYS[8], KEYS[9], 'bet_committed', ARGV[4], cjson.encode({
   game = p[10], player = player[3], betPayloadHash = hash, betNonce = tonumber(p[8]), rngIndex = rngIndex,
   rngChainHead = chainHead, wager = p[3], ticketId = ticketId }))
-return {'ok', p[8], tostring(rngIndex), chainHead, ARGV[4], ARGV[6], 'committed'}
+return {'ok', p[8], tostring(rngIndex), chainHead, ARGV[4], deadline, 'committed'}
