@@ -9,9 +9,9 @@
  * on-chain. So a keeper killed at any point neither pays twice nor loses the job. LP numbers (shares minted, USDC
  * paid) are fixed in the ledger before any transaction is built, so a rebuilt transaction carries the same ones.
  *
- * Withdrawals go in passes over the ledger's open set, in its fair order (store/withdrawals.ts): one batch of status
- * reads for every one in flight, then at most `sendsPerRound` new ones signed and sent without waiting for each to
- * land. The keeper pays only into the wallet's own USDC account and never creates it: a withdrawal whose account is
+ * Withdrawals go in passes over the ledger's open set, in its fair order (store/withdrawals.ts) taken round-robin by
+ * wallet (payout-order.ts): one batch of status reads for every one in flight, then at most `sendsPerRound` new ones
+ * signed and sent without waiting for each to land. The keeper pays only into the wallet's own USDC account and never creates it: a withdrawal whose account is
  * gone (or frozen) when its transaction is built, or whose transaction failed with the account gone, returns to
  * the balance once none of its transactions can land.
  * @module
@@ -41,6 +41,7 @@ import type { StoreTxResult, StoredKeeperTx } from '../store/keeper-jobs.ts';
 import type { LedgerStore } from '../store/ledger.ts';
 import type { LpJobRecord, LpStore } from '../store/lp.ts';
 import type { WithdrawalRecord, WithdrawalStore } from '../store/withdrawals.ts';
+import { roundRobin } from './payout-order.ts';
 
 /** One keeper job as the send machinery sees it, whatever it pays. */
 export interface SendJob {
@@ -159,13 +160,15 @@ export class Keeper {
   }
 
   /**
-   * One pass over the open withdrawals in the ledger's fair order: reconciles every one in flight with one batch of
-   * status reads, and signs and sends at most `sendsPerRound` new ones, in that order, without waiting for them to
-   * land (a later pass records them). A withdrawal whose step throws is logged and left alone for a while.
+   * One pass over the first `passScan` open withdrawals in the ledger's fair order, taken round-robin by wallet:
+   * reconciles every one in flight with one batch of status reads, and signs and sends at most `sendsPerRound` new
+   * ones, in that order, without waiting for them to land (a later pass records them). A withdrawal whose step
+   * throws is logged and left alone for a while.
    */
   async withdrawalPass(): Promise<WithdrawalPass> {
     const now = Date.now();
-    const records = (await this.deps.withdrawals.openRecords(this.#passScan)).filter((w) => (this.#backoff.get(w.id)?.untilMs ?? 0) <= now);
+    const open = (await this.deps.withdrawals.openRecords(this.#passScan)).filter((w) => (this.#backoff.get(w.id)?.untilMs ?? 0) <= now);
+    const records = roundRobin(open);
     const { signed, deferred } = await this.#withdrawalRound(records, true);
     return { signed, deferred };
   }
