@@ -248,12 +248,7 @@ const sameMemo = (a: ParsedMemo, b: ParsedMemo): boolean => JSON.stringify(a) ==
  * is a success. One seen but not yet confirmed is returned as it is (the decision waits); a confirmed one counts only
  * when its transaction carries the job's memo signed by the keeper alone.
  */
-async function earlierPayment(
-  rpc: SolanaRpc,
-  keeper: string,
-  job: KeeperJobSends,
-  statuses: Map<string, SignatureStatus>,
-): Promise<KeeperJobState['memo']> {
+async function earlierPayment(rpc: SolanaRpc, keeper: string, job: KeeperJobSends, statuses: Map<string, SignatureStatus>): Promise<KeeperJobState['memo']> {
   const wanted = parseMemo(job.memo);
   if (!wanted) throw new RangeError('not a pfws memo');
   for (const signature of [...job.sent].reverse()) {
@@ -261,9 +256,7 @@ async function earlierPayment(
     const status = statuses.get(signature);
     if (!status || (status.err !== null && status.err !== undefined)) continue;
     if (!atLeastConfirmed(status.confirmationStatus)) return { signature, confirmationStatus: status.confirmationStatus };
-    const tx = await rpc
-      .getTransaction(signature as Signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
-      .send();
+    const tx = await rpc.getTransaction(signature as Signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send();
     if (memosSignedBy(tx as unknown as RpcTransaction, keeper).some((m) => sameMemo(m.memo, wanted))) {
       return { signature, confirmationStatus: status.confirmationStatus };
     }

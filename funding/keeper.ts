@@ -195,7 +195,14 @@ export class Keeper {
       else deferred++;
     });
     const building = live.filter((w) => toBuild.has(w.id));
-    const accounts = building.length > 0 ? await tokenAccountStates(rpc, setup.usdcMint, building.map((w) => address(w.wallet))) : new Map();
+    const accounts =
+      building.length > 0
+        ? await tokenAccountStates(
+            rpc,
+            setup.usdcMint,
+            building.map((w) => address(w.wallet)),
+          )
+        : new Map();
     const blockhash = building.length > 0 ? await latestBlockhash(rpc) : undefined;
     let signed = 0;
     for (const [i, w] of live.entries()) {

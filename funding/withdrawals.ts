@@ -44,7 +44,7 @@ export function withdrawalView(w: WithdrawalRecord, links: ExplorerLinks) {
 
 const NO_ACCOUNT_MESSAGE = {
   no_token_account:
-    "The wallet has no USDC token account (its associated token account for the USDC mint) to receive the withdrawal, and the keeper never pays to create one: create it from the wallet (for example with a createAssociatedTokenIdempotent instruction it pays for), then withdraw",
+    'The wallet has no USDC token account (its associated token account for the USDC mint) to receive the withdrawal, and the keeper never pays to create one: create it from the wallet (for example with a createAssociatedTokenIdempotent instruction it pays for), then withdraw',
   token_account_frozen: "The wallet's USDC token account is frozen and cannot receive the withdrawal",
 } as const;
 

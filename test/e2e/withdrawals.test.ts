@@ -251,18 +251,19 @@ describe('a withdrawal', () => {
 
 describe('the payout queue', () => {
   it('goes back to the balance, journaled, when the wallet closed its account before the keeper paid: no rent, no payout', async () => {
+    const p = await onboard(20);
     const resume = await keeperPaused();
     let id: string;
-    const p = await onboard(20);
+    let sol: bigint;
     try {
       const res = await withdraw(p, 5, 'closed-later');
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       id = res.body.withdrawal.id;
       await closeUsdcAccount(p);
+      sol = await keeperSol();
     } finally {
       await resume();
     }
-    const sol = await keeperSol();
     let w: any;
     await vi.waitFor(
       async () => {
@@ -274,7 +275,7 @@ describe('the payout queue', () => {
     expect(w).toMatchObject({ id, amount: 5, status: 'returned', returnReason: 'no_token_account' });
     expect(Date.parse(w.returnedAt)).toBeGreaterThan(0);
     expect((await p.get('/protocol/v1/player/status')).body).toMatchObject({ balance: 20, pendingWithdrawals: 0 });
-    expect(await keeperSol()).toBe(sol);
+    expect(await keeperSol()).toBe(sol!);
     expect(await payoutsOf(id!)).toEqual([]);
     const events = (await http('GET', `${svc.api}/protocol/v1/journal/events?limit=1000`)).body.events as { type: string; data: any }[];
     expect(events.filter((e) => e.type === 'withdrawal_returned' && e.data.id === id)).toEqual([
@@ -282,7 +283,7 @@ describe('the payout queue', () => {
     ]);
   });
 
-  it('pays another wallet’s withdrawal ahead of most of one wallet’s backlog of 110', async () => {
+  it('pays another wallet’s withdrawal ahead of one wallet’s backlog of 110 queued before it', async () => {
     const heavy = await onboard(110);
     const other = await onboard(5);
     const resume = await keeperPaused();

@@ -371,7 +371,11 @@ describe('reconciliation on localnet, from the job’s own record of sends', () 
       m.keys.keeper.publicKey,
       txs.map((tx) => ({ memo: tx.memo, stored: stored(tx), sent: [tx.signature] })),
     );
-    expect(states.map(decideKeeperSend)).toEqual([{ action: 'done', signature: txs[0]!.signature, finalized: true }, { action: 'resend' }, { action: 'resend' }]);
+    expect(states.map(decideKeeperSend)).toEqual([
+      { action: 'done', signature: txs[0]!.signature, finalized: true },
+      { action: 'resend' },
+      { action: 'resend' },
+    ]);
     expect(calls.sort()).toEqual(['getBlockHeight', 'getSignatureStatuses']);
   });
 });

@@ -194,7 +194,12 @@ describe('a wallet whose USDC account is gone when the keeper comes to it', () =
     expect(await withdrawals.open()).not.toContain(id);
     expect(await redis.zscore(keys.walletOpenWithdrawals(wallet.address), id)).toBeNull();
     expect(await ledger.player(wallet.address)).toMatchObject({ balance: amount, pendingWithdrawals: 0n });
-    expect(await journalOf('withdrawal_returned')).toContainEqual({ player: `p_${wallet.address.slice(0, 6)}`, id, amount: String(amount), reason: 'no_token_account' });
+    expect(await journalOf('withdrawal_returned')).toContainEqual({
+      player: `p_${wallet.address.slice(0, 6)}`,
+      id,
+      amount: String(amount),
+      reason: 'no_token_account',
+    });
     expect(await usdcOf(m, wallet.address)).toBe(0n);
     expect(await payoutsOf(id)).toEqual([]);
     // Returned, it is never paid or sent afterwards.
@@ -247,7 +252,9 @@ describe('a wallet whose USDC account is gone when the keeper comes to it', () =
   it('pays it when the wallet opened its account again, at its own cost, before the keeper came to it', async () => {
     const { wallet, id } = await requested(USDC);
     await closeUsdcAccount(wallet);
-    await sendAndConfirm(m.rpc, wallet, [await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: wallet, owner: wallet.address, mint: m.setup.usdcMint })]);
+    await sendAndConfirm(m.rpc, wallet, [
+      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: wallet, owner: wallet.address, mint: m.setup.usdcMint }),
+    ]);
     expect(await keeper().runWithdrawal(id)).toBe('done');
     expect((await withdrawals.get(id))!.status).toBe('finalized');
     expect(await usdcOf(m, wallet.address)).toBe(USDC);

@@ -50,7 +50,9 @@ export async function fundedWallet(m: MoneyNet, usdc: bigint, solLamports = 1_00
 /** A new wallet with SOL and an empty USDC account it paid for itself (the keeper pays only into an existing one). */
 export async function walletWithUsdcAccount(m: MoneyNet, solLamports = 1_000_000_000n): Promise<KeyPairSigner> {
   const wallet = await fundedWallet(m, 0n, solLamports);
-  await sendAndConfirm(m.rpc, wallet, [await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: wallet, owner: wallet.address, mint: m.setup.usdcMint })]);
+  await sendAndConfirm(m.rpc, wallet, [
+    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: wallet, owner: wallet.address, mint: m.setup.usdcMint }),
+  ]);
   return wallet;
 }
 
