@@ -18,7 +18,7 @@
  */
 import type { Logger } from 'pino';
 import type { ChainSetup } from '../chain/genesis.ts';
-import { address } from '@solana/kit';
+import { address, isAddress } from '@solana/kit';
 import {
   buildLpMint,
   buildLpRedemptionPayout,
@@ -107,8 +107,8 @@ export interface WithdrawalPass {
 
 /** What a job's store-specific steps are, for the send machinery shared by withdrawals and LP jobs. */
 interface JobIo {
-  /** Signs a transaction; null when the job ended without one (a withdrawal returned to the balance). */
-  build: () => Promise<KeeperTransaction | null>;
+  /** Signs a transaction, or says how the step ended without one (a withdrawal returned to the balance). */
+  build: () => Promise<KeeperTransaction | StepResult>;
   store: (expected: string | null, tx: StoredKeeperTx) => Promise<StoreTxResult>;
   finish: (signature: string) => Promise<void>;
   /** A landed transaction failed (`failed`), or the record cannot prove its sends will never land. */
@@ -167,8 +167,10 @@ export class Keeper {
    */
   async withdrawalPass(): Promise<WithdrawalPass> {
     const now = Date.now();
-    const open = (await this.deps.withdrawals.openRecords(this.#passScan)).filter((w) => (this.#backoff.get(w.id)?.untilMs ?? 0) <= now);
-    const records = roundRobin(open);
+    const open = await this.deps.withdrawals.openRecords(this.#passScan);
+    const ids = new Set(open.map((w) => w.id));
+    for (const id of this.#backoff.keys()) if (!ids.has(id)) this.#backoff.delete(id);
+    const records = roundRobin(open.filter((w) => (this.#backoff.get(w.id)?.untilMs ?? 0) <= now));
     const { signed, deferred } = await this.#withdrawalRound(records, true);
     return { signed, deferred };
   }
@@ -180,7 +182,10 @@ export class Keeper {
     for (const w of records) {
       if (w.status === 'finalized' || w.status === 'returned') results.set(w.id, 'done');
       else if (w.stuck) results.set(w.id, 'stuck');
-      else live.push(w);
+      else if (!isAddress(w.wallet)) {
+        await this.deps.withdrawals.markStuck(w.id, `the record's wallet ${JSON.stringify(w.wallet)} is not an address`, this.deps.clock().toISOString());
+        results.set(w.id, 'stuck');
+      } else live.push(w);
     }
     const jobs = live.map((w): SendJob => ({ kind: 'withdraw', id: w.id, memo: withdrawMemo(w.id), stored: w.stored, sent: w.sent }));
     const states = await readKeeperJobStates(rpc, keeperKey.publicKey, jobs);
@@ -251,8 +256,7 @@ export class Keeper {
         } catch (err) {
           if (!(err instanceof NoTokenAccountError)) throw err;
           // Nothing stored can land (never sent, or expired unseen with no payment among its sends): safe to give back.
-          await giveBack(w.stored?.signature ?? null, err.reason);
-          return null;
+          return giveBack(w.stored?.signature ?? null, err.reason);
         }
       },
       store: (expected, tx) => withdrawals.storeSigned(w.id, expected, tx),
@@ -432,7 +436,7 @@ export class Keeper {
       case 'build':
       case 'rebuild': {
         const tx = await io.build();
-        if (!tx) return 'done';
+        if (typeof tx === 'string') return tx;
         await this.hooks.afterSign?.(job, tx);
         const stored = await io.store(job.stored?.signature ?? null, tx);
         if (stored === 'done') return 'done';

@@ -293,6 +293,28 @@ describe('the withdrawal queue', () => {
     expect(await usdcOf(m, other.address)).toBe(USDC);
   });
 
+  it('goes on with the others when one withdrawal’s step fails, and leaves that one alone for a while', async () => {
+    const broken = await requested(USDC);
+    const fine = await requested(USDC);
+    // A record the keeper cannot build a transaction from.
+    await redis.hset(keys.withdrawal(broken.id), 'amount', '0');
+    const k = keeper();
+    expect(await k.withdrawalPass()).toMatchObject({ signed: 1, deferred: 0 });
+    await vi.waitFor(
+      async () => {
+        await k.withdrawalPass();
+        expect((await withdrawals.get(fine.id))!.status).toBe('finalized');
+      },
+      { timeout: 15_000, interval: 50 },
+    );
+    expect((await withdrawals.get(broken.id))!).toMatchObject({ status: 'pending', stored: null });
+    expect(await withdrawals.open()).toEqual([broken.id]);
+    // Repaired, it is paid by a keeper that has not seen it fail (this one waits out its backoff first).
+    await redis.hset(keys.withdrawal(broken.id), 'amount', String(USDC));
+    expect(await keeper().runWithdrawal(broken.id)).toBe('done');
+    expect(await usdcOf(m, broken.wallet.address)).toBe(USDC);
+  });
+
   it('spreads one wallet’s open withdrawals a second apart, and starts afresh once they are paid', async () => {
     const a = await walletWithUsdcAccount(m);
     const b = await walletWithUsdcAccount(m);
