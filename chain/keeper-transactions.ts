@@ -270,6 +270,7 @@ async function earlierPayment(rpc: SolanaRpc, keeper: string, job: KeeperJobSend
  * expired, a null status afterwards is final.
  */
 export async function readKeeperJobStates(rpc: SolanaRpc, keeper: string, jobs: readonly KeeperJobSends[]): Promise<KeeperJobState[]> {
+  if (jobs.length === 0) return [];
   const finalizedBlockHeight = await rpc.getBlockHeight({ commitment: 'finalized' }).send();
   const signatures = [...new Set(jobs.flatMap((j) => (j.stored ? [...j.sent, j.stored.signature] : j.sent)))];
   const statuses = signatures.length > 0 ? await signatureStatuses(rpc, signatures) : new Map<string, SignatureStatus>();
