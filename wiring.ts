@@ -473,7 +473,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     tail,
     player: { ledger: stores.ledger, withdrawals: stores.withdrawals, links, rpc: requestRpc, setup, tail: { ...tail, rpc: requestRpc }, aliasOf },
     house: houseDeps,
-    withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock },
+    withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock, rpc: requestRpc, setup, limits: config.withdrawalLimits },
     topUps,
     worker,
     agentKeys,

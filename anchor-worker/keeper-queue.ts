@@ -1,14 +1,16 @@
 /**
- * BullMQ wiring of the keeper. A light scheduler enqueues what the ledger says is open (withdrawals not yet
- * finalized, LP deposits and redemptions to value, valued LP jobs not yet done); jobs deduplicate on what they work
- * on, the queue runs one job at a time across every worker process, transient failures retry with capped backoff,
- * and a landed transaction that failed leaves its job to an operator (unrecoverable).
+ * BullMQ wiring of the keeper. A light scheduler enqueues what the ledger says is open: one withdrawal pass while
+ * withdrawals wait (each pass reconciles those in flight and sends the next few in the ledger's fair order; a pass
+ * that left some to send is followed by another at once), LP deposits and redemptions to value, and valued LP jobs
+ * not yet done (one step each: no job waits for a landing, so none holds the others up). Jobs deduplicate on what
+ * they work on, the queue runs one job at a time across every worker process, transient failures retry with capped
+ * backoff, and a landed transaction that failed leaves its job to an operator (unrecoverable).
  * @module
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { queueConnections } from '../store/redis.ts';
-import { Keeper, type KeeperDeps, type KeeperOptions, type StepResult } from '../funding/keeper.ts';
+import { Keeper, type KeeperDeps, type KeeperOptions, type StepResult, type WithdrawalPass } from '../funding/keeper.ts';
 import { startPollLoop } from './poll-loop.ts';
 
 export interface KeeperQueueDeps {
@@ -59,20 +61,26 @@ export async function startKeeper(deps: KeeperQueueDeps, options: KeeperQueueOpt
   const worker = new Worker<KeeperJobData>(
     'keeper',
     async (job) => {
-      if (job.name === 'withdraw') return stepOf(await keeper.runWithdrawal(job.data.id!), job);
-      if (job.name === 'lp-send') return stepOf(await keeper.runLpJob(job.data.id!), job);
+      if (job.name === 'withdraw-pass') return keeper.withdrawalPass();
+      if (job.name === 'lp-send') return stepOf(await keeper.stepLpJob(job.data.id!), job);
       if (job.name === 'lp-fix') return keeper.fixLp();
       throw new UnrecoverableError(`unknown keeper job ${job.name}`);
     },
     { connection: connection(), prefix, concurrency: 1, lockDuration: 30_000, stalledInterval: 5_000, maxStalledCount: 1_000, settings: { backoffStrategy } },
   );
+  // A pass that left withdrawals to send is followed by the next at once (its deduplication ends as it completes).
+  worker.on('completed', (job, result: unknown) => {
+    if (job.name === 'withdraw-pass' && ((result as WithdrawalPass | undefined)?.deferred ?? 0) > 0) {
+      enqueue('withdraw-pass').catch((err) => log.warn({ err }, 'keeper: could not enqueue the next withdrawal pass'));
+    }
+  });
   worker.on('failed', (job, err) => log.warn({ err, job: job?.name, id: job?.data.id, attempts: job?.attemptsMade }, 'keeper: job failed'));
   worker.on('error', (err) => log.warn({ err }, 'keeper: worker error'));
 
   const enqueue = (name: string, id?: string) => queue.add(name, id ? { id } : {}, { ...JOB_OPTIONS, deduplication: { id: id ? `${name}:${id}` : name } });
 
   const tick = async () => {
-    for (const id of await withdrawals.open(100)) await enqueue('withdraw', id);
+    if ((await withdrawals.open(1)).length > 0) await enqueue('withdraw-pass');
     if ((await lp.queuedMints(1)).length > 0 || (await lp.redeemHead()) !== null) await enqueue('lp-fix');
     for (const id of await lp.openJobs(100)) await enqueue('lp-send', id);
   };

@@ -8,6 +8,7 @@ import {
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
+  type Blockhash,
   type Instruction,
   type Signature,
   type TransactionSigner,
@@ -22,8 +23,24 @@ export interface SignedTransaction {
   lastValidBlockHeight: bigint;
 }
 
-export async function signInstructions(rpc: SolanaRpc, feePayer: TransactionSigner, instructions: Instruction[]): Promise<SignedTransaction> {
-  const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+/** A blockhash and the last block height at which a transaction that names it can land. */
+export interface RecentBlockhash {
+  blockhash: Blockhash;
+  lastValidBlockHeight: bigint;
+}
+
+export async function latestBlockhash(rpc: SolanaRpc): Promise<RecentBlockhash> {
+  return (await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value;
+}
+
+/** Signs `instructions` with `feePayer` under `blockhash`, or the latest one when none is given. */
+export async function signInstructions(
+  rpc: SolanaRpc,
+  feePayer: TransactionSigner,
+  instructions: Instruction[],
+  recent?: RecentBlockhash,
+): Promise<SignedTransaction> {
+  const blockhash = recent ?? (await latestBlockhash(rpc));
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(feePayer, m),

@@ -152,6 +152,13 @@ export const ConfigSchema = Type.Object({
   AGENT_MAX_BET: UsdcAmount('0.05', 'Largest stake of one MCP play, USDC'),
   AGENT_MAX_WAGERED: UsdcAmount('1', 'Most that MCP plays of one wallet may stake within AGENT_WINDOW_MS, USDC'),
   AGENT_WINDOW_MS: Int(1_000, 365 * 86_400_000, 86_400_000, 'Rolling window of the agent wager cap'),
+  MIN_WITHDRAWAL_USDC: UsdcAmount('1', 'Smallest withdrawal, USDC; a smaller one is INVALID_BET_AMOUNT with details.minimum'),
+  MAX_PENDING_WITHDRAWALS_PER_WALLET: Int(
+    1,
+    100_000,
+    1_000,
+    'Withdrawals of one wallet not yet paid; one more is GAME_INPUT_REJECTED (pending_withdrawal_limit)',
+  ),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -166,6 +173,8 @@ export interface Config extends Omit<RawConfig, 'INDEXER_COMMITMENT'> {
   keysDir: string;
   /** AGENT_MAX_BET, AGENT_MAX_WAGERED and AGENT_WINDOW_MS as the ledger uses them. */
   agentLimits: AgentLimitSettings;
+  /** MIN_WITHDRAWAL_USDC (micro-USDC) and MAX_PENDING_WITHDRAWALS_PER_WALLET. */
+  withdrawalLimits: { minimum: bigint; maxPending: number };
 }
 
 export class ConfigError extends Error {
@@ -241,7 +250,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const dataDir = path.resolve(parsed.DATA_DIR);
-  const positive = (name: 'AGENT_MAX_BET' | 'AGENT_MAX_WAGERED') => {
+  const positive = (name: 'AGENT_MAX_BET' | 'AGENT_MAX_WAGERED' | 'MIN_WITHDRAWAL_USDC') => {
     const micro = parseDecimalAmount(parsed[name]);
     if (micro <= 0n) throw new ConfigError(`invalid environment variable ${name}=${JSON.stringify(parsed[name])}: must be positive`);
     return micro;
@@ -257,5 +266,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir,
     keysDir: path.resolve(parsed.KEYS_DIR ?? path.join(dataDir, 'keys')),
     agentLimits,
+    withdrawalLimits: { minimum: positive('MIN_WITHDRAWAL_USDC'), maxPending: parsed.MAX_PENDING_WITHDRAWALS_PER_WALLET },
   };
 }

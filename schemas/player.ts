@@ -46,15 +46,24 @@ export const SessionKeyStatus = Type.Object(
   { description: 'one session key' },
 );
 
-/** Design §3: `{ id, amount, status, createdAt, signature?, finalizedAt? }`, plus the payout's explorer link. */
+/** Design §3: `{ id, amount, status, createdAt, signature?, finalizedAt? }`, plus the payout's explorer link and, for a withdrawal returned to the balance, when and why. */
 export const Withdrawal = Type.Object(
   {
     id: Type.String({ description: 'wd_ and 26 base32 characters; the payout carries the memo pfws:v1:withdraw:<id>' }),
     amount: { ...Amount, description: 'the amount, USDC' },
-    status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('finalized')], { description: 'pending, then sent, then finalized' }),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('finalized'), Type.Literal('returned')], {
+      description:
+        'pending, then sent, then finalized; or returned: the wallet had no USDC account to pay into when the keeper came to it (the keeper never pays its rent), so the amount went back to the balance',
+    }),
     createdAt: { ...Timestamp, description: 'when requested' },
     signature: Type.Optional(Type.String({ description: 'the payout transaction, once the keeper signed it' })),
     finalizedAt: Type.Optional({ ...Timestamp, description: 'when the payout was final on-chain' }),
+    returnedAt: Type.Optional({ ...Timestamp, description: 'when a returned withdrawal went back to the balance' }),
+    returnReason: Type.Optional(
+      Type.Union([Type.Literal('no_token_account'), Type.Literal('token_account_frozen')], {
+        description: "why it was returned: the wallet's USDC account did not exist, or was frozen",
+      }),
+    ),
     explorerUrl: Type.Optional(Type.String({ description: 'the payout transaction on the block explorer' })),
   },
   { description: 'one withdrawal' },
@@ -63,7 +72,7 @@ export const Withdrawal = Type.Object(
 export const WithdrawBody = Type.Object({ amount: AmountInput }, { description: 'how much to withdraw', examples: [EX.withdrawBody] });
 
 const IDEMPOTENCY_KEY =
-  'Idempotency-Key: 1 to 255 printable ASCII characters (a UUID, say). The same key returns the same withdrawal (per wallet); without one, every request is a new withdrawal. A malformed key is INVALID_REQUEST.';
+  'Idempotency-Key: 1 to 255 printable ASCII characters (a UUID, say). The same key with the same amount returns the same withdrawal (per wallet); with another amount it is INVALID_REQUEST (details.reason "idempotency_key_reused") and nothing moves; without one, every request is a new withdrawal. A malformed key is INVALID_REQUEST.';
 
 /** The handler checks the key, so a malformed one gets INVALID_REQUEST rather than the route's amount code. */
 export const WithdrawHeaders = Type.Object({

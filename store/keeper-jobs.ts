@@ -22,3 +22,8 @@ export function storedTxOf(r: Record<string, string>): StoredKeeperTx | null {
     ? { signature: r.signature, wire: r.wire, lastValidBlockHeight: BigInt(r.lastValidBlockHeight) }
     : null;
 }
+
+/** Every signature a job ever stored, oldest first: the keeper's durable record of what it may have sent. */
+export function sentSignaturesOf(r: Record<string, string>): string[] {
+  return r.signatures ? r.signatures.split(',').filter((s) => s !== '') : [];
+}

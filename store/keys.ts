@@ -17,6 +17,8 @@ export class Keys {
   activeTicket = (wallet: string) => `${this.prefix}:{${wallet}}:ticket`;
   recentPlays = (wallet: string, game: 'dice' | 'sweeper') => `${this.prefix}:{${wallet}}:recent:${game}`;
   withdrawals = (wallet: string) => `${this.prefix}:{${wallet}}:withdrawals`;
+  /** The wallet's withdrawals not yet paid nor returned, scored as in `openWithdrawals` (at most MAX_PENDING_WITHDRAWALS_PER_WALLET). */
+  walletOpenWithdrawals = (wallet: string) => `${this.prefix}:{${wallet}}:withdrawals:open`;
   /** `keyHash` is sha256 of the client's Idempotency-Key, so any header text makes a safe key. */
   withdrawalIdempotency = (wallet: string, keyHash: string) => `${this.prefix}:{${wallet}}:withdrawals:idem:${keyHash}`;
   /** A wallet's LP position as the ledger keeps it: shares and principal at average cost. */
@@ -53,7 +55,10 @@ export class Keys {
   readonly deadlines = () => `${this.prefix}:deadlines`;
   /** Running Sweeper tickets with no turn in flight, scored by their last activity (ms). */
   readonly idleTickets = () => `${this.prefix}:tickets:idle`;
-  /** Withdrawals not yet finalized, scored by creation (ms); the keeper works through them. */
+  /**
+   * Withdrawals not yet finalized (nor returned, nor stuck), the keeper's work list in score order: a withdrawal's
+   * request time (ms), or later when its wallet has others still open (scripts/request_withdrawal.lua).
+   */
   readonly openWithdrawals = () => `${this.prefix}:withdrawals:open`;
   /** Keeper jobs an operator must look at (a transaction landed and failed), by id. */
   readonly stuckKeeperJobs = () => `${this.prefix}:keeper:stuck`;

@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
-import { storedTxOf, storeKeeperTx, type StoreTxResult, type StoredKeeperTx } from './keeper-jobs.ts';
+import { sentSignaturesOf, storedTxOf, storeKeeperTx, type StoreTxResult, type StoredKeeperTx } from './keeper-jobs.ts';
 
 export type LpJobStatus = 'queued' | 'fixed' | 'sent' | 'done';
 
@@ -21,6 +21,8 @@ export interface LpJobRecord {
   status: LpJobStatus;
   createdAt: string;
   stored: StoredKeeperTx | null;
+  /** Every signature the keeper stored for this job (the durable record of its sends). */
+  sent: string[];
   signature: string | null;
   stuck: string | null;
 }
@@ -67,6 +69,7 @@ export class LpStore {
       status: r.status as LpJobStatus,
       createdAt: r.createdAt ?? '',
       stored: storedTxOf(r),
+      sent: sentSignaturesOf(r),
       signature: r.signature || null,
       stuck: r.stuck || null,
     };

@@ -86,7 +86,8 @@ export default async function playerRoutes(fastify: FastifyInstance) {
       config: { validationCode: 'INVALID_BET_AMOUNT' },
       schema: {
         tags: ['player'],
-        summary: "Withdraw to the wallet's own USDC account (Idempotency-Key header: the same key returns the same withdrawal)",
+        summary:
+          "Withdraw to the wallet's own USDC account, which must exist (at least MIN_WITHDRAWAL_USDC; Idempotency-Key header: the same key and amount return the same withdrawal)",
         security,
         body: WithdrawBody,
         headers: WithdrawHeaders,

@@ -1,17 +1,18 @@
 // Withdrawals end to end on localnet, as a user: request, the keeper's payout to the wallet's own USDC account with the
-// withdraw memo, finalization; idempotency, bad amounts, the free balance; and the keeper killed after signing, after
-// storing (before sending) and after sending (before marking): paid exactly once every time.
+// withdraw memo, finalization; idempotency (and a key reused with another amount), the minimum, bad amounts, the free
+// balance; a wallet without its USDC account (refused, or returned to the balance if it closed the account after
+// asking: the keeper never pays its rent); one wallet's backlog not holding up another's payout; and the keeper killed
+// after signing, after storing (before sending) and after sending (before marking): paid exactly once every time.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Queue } from 'bullmq';
 import { address, createSolanaRpc, signature as toSignature } from '@solana/kit';
-import { getCloseAccountInstruction } from '@solana-program/token';
+import { getBurnCheckedInstruction, getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstructionAsync } from '@solana-program/token';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
 import { Keeper, type KeeperHooks } from '../../funding/keeper.ts';
 import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
-import { findWithdrawMemo } from '../../chain/keeper-transactions.ts';
 import { createQueueRedis } from '../../store/redis.ts';
 import { memosSignedBy, type RpcTransaction } from '../../protocol/verify/chain.ts';
 
@@ -66,6 +67,40 @@ async function payoutsOf(id: string): Promise<string[]> {
     if (memosSignedBy(tx as unknown as RpcTransaction, keeper).some((m) => m.text === `pfws:v1:withdraw:${id}`)) found.push(s.signature);
   }
   return found;
+}
+
+/** The keeper's successful transactions, oldest first (localnet lists an address's history in the order it landed). */
+async function keeperHistory(): Promise<string[]> {
+  const rpc = createSolanaRpc(svc.rpcUrl);
+  const sigs = await rpc.getSignaturesForAddress(address(svc.wiring.operator.keeper.publicKey), { limit: 1000 }).send();
+  return sigs
+    .filter((s) => !s.err)
+    .map((s) => s.signature as string)
+    .reverse();
+}
+
+const keeperSol = async () => (await createSolanaRpc(svc.rpcUrl).getBalance(address(svc.wiring.operator.keeper.publicKey)).send()).value;
+
+/** The wallet empties (burns) and closes its USDC account, taking back the rent. */
+async function closeUsdcAccount(p: Player): Promise<void> {
+  const mint = svc.wiring.setup.usdcMint;
+  const ata = await ataOf(address(p.address), mint);
+  const held = await usdcOf(p.address);
+  await sendAndConfirm(svc.wiring.rpc, p.signer, [
+    ...(held > 0n ? [getBurnCheckedInstruction({ account: ata, mint, authority: p.signer, amount: held, decimals: 6 })] : []),
+    getCloseAccountInstruction({ account: ata, destination: p.signer.address, owner: p.signer }),
+  ]);
+}
+
+/** Stops the service's own keeper (its queue) until the returned function resumes it. */
+async function keeperPaused(): Promise<() => Promise<void>> {
+  const queue = new Queue('keeper', { connection: createQueueRedis(svc.config.REDIS_URL), prefix: svc.wiring.keys.queuePrefix() });
+  await queue.pause();
+  await vi.waitFor(async () => expect(await queue.getActiveCount()).toBe(0), { timeout: 20_000, interval: 50 });
+  return async () => {
+    await queue.resume();
+    await queue.close();
+  };
 }
 
 beforeAll(async () => {
@@ -134,6 +169,32 @@ describe('a withdrawal', () => {
     expect(await payoutsOf(a.body.withdrawal.id)).toHaveLength(1);
   });
 
+  it('refuses an Idempotency-Key reused with another amount (400), with nothing moved', async () => {
+    const p = await onboard(30);
+    const first = await withdraw(p, 4, 'reused-key');
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const other = await withdraw(p, 6, 'reused-key');
+    expect(other.status).toBe(400);
+    expect(other.body.error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { reason: 'idempotency_key_reused', amount: 6, originalAmount: 4 },
+    });
+    // The same key and amount still name the first; the refused one left no trace.
+    expect((await withdraw(p, 4, 'reused-key')).body.withdrawal.id).toBe(first.body.withdrawal.id);
+    await finalized(p, first.body.withdrawal.id);
+    const status = (await p.get('/protocol/v1/player/status')).body;
+    expect(status).toMatchObject({ balance: 26, pendingWithdrawals: 0 });
+    expect(status.withdrawals.map((w: { id: string }) => w.id)).toEqual([first.body.withdrawal.id]);
+
+    // Raced: two amounts under one new key, one withdrawal and one refusal.
+    const raced = await Promise.all([withdraw(p, 2, 'raced-key'), withdraw(p, 3, 'raced-key')]);
+    expect(raced.map((r) => r.status).sort()).toEqual([200, 400]);
+    const won = raced.find((r) => r.status === 200)!.body.withdrawal;
+    expect(raced.find((r) => r.status === 400)!.body.error.details.reason).toBe('idempotency_key_reused');
+    await finalized(p, won.id);
+    expect((await p.get('/protocol/v1/player/status')).body.balance).toBe(26 - won.amount);
+  });
+
   it('refuses more than the free balance, and bad amounts, with nothing moved', async () => {
     const p = await onboard(20);
     const over = await withdraw(p, 20.000001, 'too-much');
@@ -146,6 +207,11 @@ describe('a withdrawal', () => {
     for (const bad of [0, -1, 'abc', 1.0000001, '1e3', null, Number.MAX_SAFE_INTEGER, true]) {
       const res = await withdraw(p, bad);
       expect([res.status, res.body.error?.code], JSON.stringify(bad)).toEqual([400, 'INVALID_BET_AMOUNT']);
+    }
+    // Below the minimum (MIN_WITHDRAWAL_USDC, 1 by default): the minimum is in the details, in USDC.
+    for (const dust of [0.000001, 0.5, '0.999999']) {
+      const res = await withdraw(p, dust, `dust-${dust}`);
+      expect([res.status, res.body.error?.code, res.body.error?.details], JSON.stringify(dust)).toEqual([400, 'INVALID_BET_AMOUNT', { minimum: 1 }]);
     }
     const missing = await fetch(`${svc.api}/protocol/v1/player/withdraw`, {
       method: 'POST',
@@ -164,36 +230,100 @@ describe('a withdrawal', () => {
     await finalized(p, all.body.withdrawal.id);
   });
 
-  it('creates the wallet’s USDC account when it no longer exists', async () => {
-    const p = new Player(svc.api, svc.rpcUrl);
-    await p.init();
-    await p.faucet(30);
-    await p.login();
-    await p.setup(30);
-    players.push(p);
-    // Empty and closed: the payout must create it again.
-    const ata = await ataOf(address(p.address), svc.wiring.setup.usdcMint);
-    await sendAndConfirm(svc.wiring.rpc, p.signer, [getCloseAccountInstruction({ account: ata, destination: p.signer.address, owner: p.signer })]);
-    expect(await usdcOf(p.address)).toBe(0n);
-    const res = await withdraw(p, 7);
-    await finalized(p, res.body.withdrawal.id);
+  it('is refused for a wallet without its own USDC account, with nothing moved: the keeper never pays its rent', async () => {
+    const p = await onboard(30);
+    await closeUsdcAccount(p);
+    const res = await withdraw(p, 7, 'no-account');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'GAME_INPUT_REJECTED', details: { reason: 'no_token_account' } });
+    expect(res.body.error.message).toMatch(/create it/);
+    expect((await p.get('/protocol/v1/player/status')).body).toMatchObject({ balance: 30, pendingWithdrawals: 0, withdrawals: [] });
+    // Once the wallet opened it again itself, the same request goes through.
+    await sendAndConfirm(svc.wiring.rpc, p.signer, [
+      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: p.signer, owner: p.signer.address, mint: svc.wiring.setup.usdcMint }),
+    ]);
+    const again = await withdraw(p, 7, 'no-account');
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    await finalized(p, again.body.withdrawal.id);
     expect(await usdcOf(p.address)).toBe(7n * USDC);
   });
 });
 
-describe('a keeper killed mid-payout', () => {
-  let queue: Queue;
+describe('the payout queue', () => {
+  it('goes back to the balance, journaled, when the wallet closed its account before the keeper paid: no rent, no payout', async () => {
+    const p = await onboard(20);
+    const resume = await keeperPaused();
+    let id: string;
+    let sol: bigint;
+    try {
+      const res = await withdraw(p, 5, 'closed-later');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      id = res.body.withdrawal.id;
+      await closeUsdcAccount(p);
+      sol = await keeperSol();
+    } finally {
+      await resume();
+    }
+    let w: any;
+    await vi.waitFor(
+      async () => {
+        w = (await p.get('/protocol/v1/player/status')).body.withdrawals.find((x: { id: string }) => x.id === id);
+        expect(w.status).toBe('returned');
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    expect(w).toMatchObject({ id, amount: 5, status: 'returned', returnReason: 'no_token_account' });
+    expect(Date.parse(w.returnedAt)).toBeGreaterThan(0);
+    expect((await p.get('/protocol/v1/player/status')).body).toMatchObject({ balance: 20, pendingWithdrawals: 0 });
+    expect(await keeperSol()).toBe(sol!);
+    expect(await payoutsOf(id!)).toEqual([]);
+    const events = (await http('GET', `${svc.api}/protocol/v1/journal/events?limit=1000`)).body.events as { type: string; data: any }[];
+    expect(events.filter((e) => e.type === 'withdrawal_returned' && e.data.id === id)).toEqual([
+      expect.objectContaining({ data: { player: expect.any(String), id, amount: '5000000', reason: 'no_token_account' } }),
+    ]);
+  });
 
+  it('pays another wallet’s withdrawal ahead of one wallet’s backlog of 110 queued before it', async () => {
+    const heavy = await onboard(110);
+    const other = await onboard(5);
+    const resume = await keeperPaused();
+    const backlog: string[] = [];
+    let single: string;
+    try {
+      for (let i = 0; i < 110; i++) {
+        const res = await withdraw(heavy, 1, `backlog-${i}`);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        backlog.push(res.body.withdrawal.id);
+      }
+      const res = await withdraw(other, 1, 'single');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      single = res.body.withdrawal.id;
+    } finally {
+      await resume();
+    }
+    const paid = await finalized(other, single!);
+    await keeperAtRest(svc, 120_000);
+    // The keeper's history orders every payout as it landed.
+    const history = await keeperHistory();
+    const heavyPayouts = await Promise.all(backlog.map(async (id) => (await svc.wiring.stores.withdrawals.get(id))!.signature!));
+    const positions = heavyPayouts.map((signature) => history.indexOf(signature));
+    expect(positions.every((i) => i >= 0)).toBe(true);
+    const ahead = positions.filter((i) => i < history.indexOf(paid.signature)).length;
+    expect(ahead, `the single payout landed after ${ahead} of the backlog's`).toBeLessThanOrEqual(1);
+    expect((await heavy.get('/protocol/v1/player/status')).body).toMatchObject({ balance: 0, pendingWithdrawals: 0 });
+  }, 240_000);
+});
+
+describe('a keeper killed mid-payout', () => {
+  let resume: () => Promise<void>;
+
+  // The service's own keeper stands still while a test drives it by hand.
   beforeAll(async () => {
-    // The service's own keeper stands still while a test drives it by hand.
-    queue = new Queue('keeper', { connection: createQueueRedis(svc.config.REDIS_URL), prefix: svc.wiring.keys.queuePrefix() });
-    await queue.pause();
-    await vi.waitFor(async () => expect(await queue.getActiveCount()).toBe(0), { timeout: 20_000, interval: 50 });
+    resume = await keeperPaused();
   });
 
   afterAll(async () => {
-    await queue.resume();
-    await queue.close();
+    await resume?.();
   });
 
   const keeper = (hooks: KeeperHooks = {}) => new Keeper(svc.wiring.worker.keeper.keeper, { hooks, settleBudgetMs: 15_000 });
@@ -217,7 +347,6 @@ describe('a keeper killed mid-payout', () => {
     if (point !== 'afterSign') expect(done!.signature).toBe(stored!.stored!.signature);
     expect(await usdcOf(p.address)).toBe(walletBefore + 9n * USDC);
     expect(await payoutsOf(id)).toEqual([done!.signature]);
-    expect(await findWithdrawMemo(svc.wiring.rpc, svc.wiring.operator.keeper.publicKey, id)).toMatchObject({ signature: done!.signature });
     const after = await expectConserved(svc, players);
     expect(after.vault).toBe(vaultBefore - 9n * USDC);
   });

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   generateKeyPairSigner,
+  lamports,
   getBase64EncodedWireTransaction,
   getBase64Encoder,
   getTransactionDecoder,
@@ -15,9 +16,9 @@ import {
   buildLpRedemptionPayout,
   buildWithdrawal,
   decideKeeperSend,
-  findKeeperMemo,
-  findWithdrawMemo,
+  NoTokenAccountError,
   readKeeperJobState,
+  readKeeperJobStates,
   type KeeperJobState,
   type KeeperTransaction,
 } from '../../chain/keeper-transactions.ts';
@@ -32,7 +33,8 @@ import { ataOf } from '../../chain/genesis.ts';
 import { lpRedeemMemo } from '../../protocol/memo.ts';
 import { withdrawMemo } from '../../protocol/memo.ts';
 import { memosSignedBy, soleSignerMemos, type RpcTransaction } from '../../protocol/verify/chain.ts';
-import { USDC, fundedWallet, lpOf, startMoneyNet, tokenBalance, usdcOf, type MoneyNet } from './money-net.ts';
+import { tokenAccountStates } from '../../chain/wallet-balance.ts';
+import { USDC, fundedWallet, lpOf, solOf, startMoneyNet, tokenBalance, usdcOf, walletWithUsdcAccount, type MoneyNet } from './money-net.ts';
 
 let m: MoneyNet;
 /** A second chain whose slots are 3 ms long, where blockhashes expire within a test. */
@@ -67,9 +69,10 @@ async function walletSignsAndSends(rpc: SolanaRpc, wallet: KeyPairSigner, transa
 const stored = (tx: KeeperTransaction) => ({ signature: tx.signature, lastValidBlockHeight: tx.lastValidBlockHeight });
 
 describe('withdrawal transaction', () => {
-  it('pays the wallet’s own ATA, creating it, signed by the keeper alone with the withdraw memo', async () => {
-    const wallet = await generateKeyPairSigner();
+  it('pays the wallet’s own ATA and nothing else, signed by the keeper alone with the withdraw memo', async () => {
+    const wallet = await walletWithUsdcAccount(m);
     const vault = await tokenBalance(m.rpc, m.setup.vaultTokenAccount);
+    const keeperSol = await solOf(m, m.keys.keeper.signer.address);
     const tx = await buildWithdrawal(m.rpc, m.setup, m.keys.keeper.signer, { wallet: wallet.address, amount: 3n * USDC, withdrawalId: 'wd_1' });
     expect(tx.memo).toBe('pfws:v1:withdraw:wd_1');
     expect(tx.lastValidBlockHeight).toBeGreaterThan(await m.rpc.getBlockHeight().send());
@@ -80,6 +83,9 @@ describe('withdrawal transaction', () => {
     const landed = await landedTx(m.rpc, tx.signature);
     expect(landed.transaction.message.header.numRequiredSignatures).toBe(1);
     expect(landed.transaction.message.accountKeys[0]).toBe(m.keys.keeper.publicKey);
+    // A transfer and the memo: no account creation, so the keeper spent the fee and no rent.
+    expect(landed.transaction.message.instructions).toHaveLength(2);
+    expect(await solOf(m, m.keys.keeper.signer.address)).toBe(keeperSol - BigInt(landed.meta!.fee));
     expect(memosSignedBy(landed as unknown as RpcTransaction, m.keys.keeper.publicKey).map((x) => x.text)).toEqual(['pfws:v1:withdraw:wd_1']);
 
     // Re-sending the stored bytes pays nothing more.
@@ -87,13 +93,28 @@ describe('withdrawal transaction', () => {
     expect(await usdcOf(m, wallet.address)).toBe(3n * USDC);
   });
 
-  it('skips the ATA creation when the account exists, and refuses bad input', async () => {
-    const wallet = await fundedWallet(m, USDC);
-    const tx = await buildWithdrawal(m.rpc, m.setup, m.keys.keeper.signer, { wallet: wallet.address, amount: USDC, withdrawalId: 'wd_2' });
-    await sendStored(m.rpc, tx);
-    const landed = await landedTx(m.rpc, tx.signature);
-    expect(landed.transaction.message.instructions).toHaveLength(2);
-    expect(await usdcOf(m, wallet.address)).toBe(2n * USDC);
+  it('is never built for a wallet without its USDC account: the keeper does not pay the rent to create one', async () => {
+    const bare = await generateKeyPairSigner();
+    const err = await buildWithdrawal(m.rpc, m.setup, m.keys.keeper.signer, { wallet: bare.address, amount: USDC, withdrawalId: 'wd_bare' }).catch((e) => e);
+    expect(err).toBeInstanceOf(NoTokenAccountError);
+    expect(err).toMatchObject({ wallet: bare.address, reason: 'no_token_account' });
+    // Lamports sent to the account's address leave a system account there, not a token account.
+    const squatted = await generateKeyPairSigner();
+    const ata = await ataOf(squatted.address, m.setup.usdcMint);
+    await confirmSignature(m.rpc, await m.rpc.requestAirdrop(ata, lamports(5_000_000n)).send());
+    expect(await tokenAccountStates(m.rpc, m.setup.usdcMint, [squatted.address, bare.address])).toEqual(
+      new Map([
+        [squatted.address, 'no_token_account'],
+        [bare.address, 'no_token_account'],
+      ]),
+    );
+    await expect(
+      buildWithdrawal(m.rpc, m.setup, m.keys.keeper.signer, { wallet: squatted.address, amount: USDC, withdrawalId: 'wd_squat' }),
+    ).rejects.toBeInstanceOf(NoTokenAccountError);
+  });
+
+  it('refuses bad input', async () => {
+    const wallet = await walletWithUsdcAccount(m);
     await expect(buildWithdrawal(m.rpc, m.setup, m.keys.keeper.signer, { wallet: wallet.address, amount: 0n, withdrawalId: 'wd_3' })).rejects.toThrow(
       RangeError,
     );
@@ -196,13 +217,18 @@ describe('LP transactions', () => {
 });
 
 describe('the keeper send rule', () => {
-  const base: KeeperJobState = { stored: { signature: 'S', lastValidBlockHeight: 100n }, status: null, finalizedBlockHeight: 50n };
+  const base: KeeperJobState = {
+    stored: { signature: 'S', lastValidBlockHeight: 100n },
+    sentCount: 1,
+    status: null,
+    finalizedBlockHeight: 50n,
+    memo: null,
+  };
 
-  it('rebuilds only when expired, never seen, and no memo is on-chain', () => {
+  it('rebuilds only when expired, never seen, and no earlier send carries the memo', () => {
     expect(decideKeeperSend(base)).toEqual({ action: 'resend' });
     expect(decideKeeperSend({ ...base, finalizedBlockHeight: 100n })).toEqual({ action: 'resend' });
-    expect(decideKeeperSend({ ...base, finalizedBlockHeight: 101n })).toEqual({ action: 'scan' });
-    expect(decideKeeperSend({ ...base, finalizedBlockHeight: 101n, memo: null })).toEqual({ action: 'rebuild' });
+    expect(decideKeeperSend({ ...base, finalizedBlockHeight: 101n })).toEqual({ action: 'rebuild' });
     expect(decideKeeperSend({ ...base, finalizedBlockHeight: 101n, memo: { signature: 'T', confirmationStatus: 'finalized' } })).toEqual({
       action: 'done',
       signature: 'T',
@@ -228,52 +254,65 @@ describe('the keeper send rule', () => {
     });
   });
 
-  it('builds when nothing was stored, after confirming no memo is on-chain', () => {
-    expect(decideKeeperSend({ stored: null, status: null, finalizedBlockHeight: 5n })).toEqual({ action: 'scan' });
-    expect(decideKeeperSend({ stored: null, status: null, finalizedBlockHeight: 5n, memo: null })).toEqual({ action: 'build' });
-    expect(decideKeeperSend({ stored: null, status: null, finalizedBlockHeight: 5n, memo: { signature: 'T', confirmationStatus: 'confirmed' } })).toEqual({
+  it('builds when nothing was ever stored, and leaves a record of sends without its newest one to an operator', () => {
+    const none: KeeperJobState = { stored: null, sentCount: 0, status: null, finalizedBlockHeight: 5n, memo: null };
+    expect(decideKeeperSend(none)).toEqual({ action: 'build' });
+    expect(decideKeeperSend({ ...none, memo: { signature: 'T', confirmationStatus: 'confirmed' } })).toEqual({
       action: 'done',
       signature: 'T',
       finalized: false,
     });
+    expect(decideKeeperSend({ ...none, sentCount: 1 })).toEqual({ action: 'unverifiable' });
+    expect(decideKeeperSend({ ...none, sentCount: 1, finalizedBlockHeight: 10_000n })).toEqual({ action: 'unverifiable' });
   });
 });
 
-describe('reconciliation on localnet', () => {
+/** The RPC, except that reading an address's history fails: reconciliation must not need it. */
+const noHistory = (rpc: SolanaRpc): SolanaRpc =>
+  new Proxy(rpc, {
+    get(target, prop, receiver) {
+      if (prop === 'getSignaturesForAddress') throw new Error('reconciliation read the keeper address history');
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+
+describe('reconciliation on localnet, from the job’s own record of sends', () => {
   it('re-sends a stored transaction that may still land, then records it once it has', async () => {
-    const wallet = await generateKeyPairSigner();
+    const wallet = await walletWithUsdcAccount(m);
     const tx = await buildWithdrawal(m.rpc, m.setup, m.keys.keeper.signer, { wallet: wallet.address, amount: USDC, withdrawalId: 'wd_resend' });
+    const job = { memo: tx.memo, stored: stored(tx), sent: [tx.signature] };
     // Stored, then the keeper died before sending.
-    const before = await readKeeperJobState(m.rpc, { keeper: m.keys.keeper.publicKey, memo: tx.memo, stored: stored(tx) });
+    const before = await readKeeperJobState(noHistory(m.rpc), m.keys.keeper.publicKey, job);
     expect(decideKeeperSend(before)).toEqual({ action: 'resend' });
     await sendStored(m.rpc, tx);
-    const after = await readKeeperJobState(m.rpc, { keeper: m.keys.keeper.publicKey, memo: tx.memo, stored: stored(tx) });
+    const after = await readKeeperJobState(noHistory(m.rpc), m.keys.keeper.publicKey, job);
     expect(decideKeeperSend(after)).toEqual({ action: 'done', signature: tx.signature, finalized: true });
     expect(await usdcOf(m, wallet.address)).toBe(USDC);
   });
 
   it('reports a stored transaction that landed and failed as stuck, not to be rebuilt', async () => {
-    const wallet = await generateKeyPairSigner();
+    const wallet = await walletWithUsdcAccount(m);
     const tooMuch = (await tokenBalance(m.rpc, m.setup.vaultTokenAccount)) + 1n;
     const tx = await buildWithdrawal(m.rpc, m.setup, m.keys.keeper.signer, { wallet: wallet.address, amount: tooMuch, withdrawalId: 'wd_fail' });
     await m.rpc.sendTransaction(tx.wire as Parameters<SolanaRpc['sendTransaction']>[0], { encoding: 'base64', skipPreflight: true }).send();
     await expect.poll(async () => (await m.rpc.getSignatureStatuses([tx.signature]).send()).value[0]).not.toBeNull();
-    const state = await readKeeperJobState(m.rpc, { keeper: m.keys.keeper.publicKey, memo: tx.memo, stored: stored(tx) });
+    const state = await readKeeperJobState(noHistory(m.rpc), m.keys.keeper.publicKey, { memo: tx.memo, stored: stored(tx), sent: [tx.signature] });
     expect(decideKeeperSend(state)).toMatchObject({ action: 'stuck', signature: tx.signature });
   });
 
-  it('rebuilds an expired, never-sent transaction, but finds an earlier one that landed by its memo', async () => {
+  it('rebuilds an expired, never-sent transaction, but finds an earlier send that landed', async () => {
     const keeper = fast.keys.keeper;
-    const wallet = await generateKeyPairSigner();
+    const wallet = await walletWithUsdcAccount(fast);
     const expiredBy = async (tx: KeeperTransaction) =>
       expect
         .poll(async () => (await fast.rpc.getBlockHeight({ commitment: 'finalized' }).send()) > tx.lastValidBlockHeight, { timeout: 20_000, interval: 50 })
         .toBe(true);
+    const rpc = noHistory(fast.rpc);
 
-    // Built and stored, never sent, now expired: no status, no memo, so a rebuild is safe.
+    // Built and stored, never sent, now expired: no status, and no earlier send, so a rebuild is safe.
     const lost = await buildWithdrawal(fast.rpc, fast.setup, keeper.signer, { wallet: wallet.address, amount: USDC, withdrawalId: 'wd_lost' });
     await expiredBy(lost);
-    const lostState = await readKeeperJobState(fast.rpc, { keeper: keeper.publicKey, memo: lost.memo, stored: stored(lost) });
+    const lostState = await readKeeperJobState(rpc, keeper.publicKey, { memo: lost.memo, stored: stored(lost), sent: [lost.signature] });
     expect(lostState.memo).toBeNull();
     expect(decideKeeperSend(lostState)).toEqual({ action: 'rebuild' });
 
@@ -283,30 +322,60 @@ describe('reconciliation on localnet', () => {
     const second = await buildWithdrawal(fast.rpc, fast.setup, keeper.signer, { wallet: wallet.address, amount: 2n * USDC, withdrawalId: 'wd_twice' });
     expect(second.signature).not.toBe(first.signature);
     await expiredBy(second);
-    const state = await readKeeperJobState(fast.rpc, { keeper: keeper.publicKey, memo: second.memo, stored: stored(second) });
+    const sent = [first.signature, second.signature];
+    const state = await readKeeperJobState(rpc, keeper.publicKey, { memo: second.memo, stored: stored(second), sent });
     expect(decideKeeperSend(state)).toEqual({ action: 'done', signature: first.signature, finalized: true });
-    // With nothing stored at all, the memo is found too.
-    const none = await readKeeperJobState(fast.rpc, { keeper: keeper.publicKey, memo: second.memo, stored: null });
-    expect(decideKeeperSend(none)).toEqual({ action: 'done', signature: first.signature, finalized: true });
+    // A record that lost its stored transaction still names the payment.
+    const lostStored = await readKeeperJobState(rpc, keeper.publicKey, { memo: second.memo, stored: null, sent });
+    expect(decideKeeperSend(lostStored)).toEqual({ action: 'done', signature: first.signature, finalized: true });
+    // ... and one whose sends did not land is left to an operator, never rebuilt.
+    const unproven = await readKeeperJobState(rpc, keeper.publicKey, { memo: lost.memo, stored: null, sent: [lost.signature] });
+    expect(decideKeeperSend(unproven)).toEqual({ action: 'unverifiable' });
     expect(await usdcOf(fast, wallet.address)).toBe(2n * USDC);
   });
 
-  it('finds only successful memos signed by the keeper alone', async () => {
+  it('counts only a successful send carrying the job’s memo signed by the keeper alone', async () => {
     const keeper = m.keys.keeper;
-    const stranger = await fundedWallet(m, 0n);
+    const stranger = await walletWithUsdcAccount(m);
     const memo = withdrawMemo('wd_forged');
-    // A stranger posts the keeper's memo text, alone and co-signed with the keeper as fee payer.
-    await sendAndConfirm(m.rpc, stranger, [memoInstruction(memo, [stranger])]);
-    await sendAndConfirm(m.rpc, keeper.signer, [memoInstruction(memo, [keeper.signer, stranger])]);
-    expect(await findKeeperMemo(m.rpc, keeper.publicKey, memo)).toBeNull();
-    await expect(findKeeperMemo(m.rpc, keeper.publicKey, 'not a memo')).rejects.toThrow(RangeError);
+    // A stranger's transaction with the keeper's memo text, and a keeper transaction whose memo a stranger co-signed.
+    const alone = await sendAndConfirm(m.rpc, stranger, [memoInstruction(memo, [stranger])]);
+    const cosigned = await sendAndConfirm(m.rpc, keeper.signer, [memoInstruction(memo, [keeper.signer, stranger])]);
+    // A keeper payout of another withdrawal.
+    const other = await buildWithdrawal(m.rpc, m.setup, keeper.signer, { wallet: stranger.address, amount: 1n, withdrawalId: 'wd_other' });
+    await sendStored(m.rpc, other);
+    const read = (sent: string[]) => readKeeperJobState(noHistory(m.rpc), keeper.publicKey, { memo, stored: null, sent });
+    expect((await read([alone, cosigned, other.signature])).memo).toBeNull();
 
-    // A page boundary does not hide a match: one signature per page.
-    const paid = await buildWithdrawal(m.rpc, m.setup, keeper.signer, { wallet: stranger.address, amount: 1n, withdrawalId: 'wd_paged' });
+    const paid = await buildWithdrawal(m.rpc, m.setup, keeper.signer, { wallet: stranger.address, amount: 1n, withdrawalId: 'wd_forged' });
     await sendStored(m.rpc, paid);
-    await sendAndConfirm(m.rpc, keeper.signer, [memoInstruction(withdrawMemo('wd_later'), [keeper.signer])]);
-    expect(await findKeeperMemo(m.rpc, keeper.publicKey, paid.memo, { pageSize: 1, maxPages: 5 })).toMatchObject({ signature: paid.signature });
-    expect(await findKeeperMemo(m.rpc, keeper.publicKey, paid.memo, { pageSize: 1, maxPages: 1 })).toBeNull();
-    expect(await findWithdrawMemo(m.rpc, keeper.publicKey, 'wd_paged')).toMatchObject({ signature: paid.signature });
+    expect((await read([alone, paid.signature, cosigned, other.signature])).memo).toEqual({ signature: paid.signature, confirmationStatus: 'finalized' });
+    await expect(readKeeperJobState(m.rpc, keeper.publicKey, { memo: 'not a memo', stored: null, sent: [alone] })).rejects.toThrow(RangeError);
+  });
+
+  it('reads many jobs with one block height and batched statuses', async () => {
+    const wallet = await walletWithUsdcAccount(m);
+    const txs = await Promise.all(
+      [0, 1, 2].map((i) => buildWithdrawal(m.rpc, m.setup, m.keys.keeper.signer, { wallet: wallet.address, amount: 1n, withdrawalId: `wd_batch${i}` })),
+    );
+    await sendStored(m.rpc, txs[0]!);
+    const calls: string[] = [];
+    const counted = new Proxy(noHistory(m.rpc), {
+      get(target, prop, receiver) {
+        calls.push(String(prop));
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const states = await readKeeperJobStates(
+      counted,
+      m.keys.keeper.publicKey,
+      txs.map((tx) => ({ memo: tx.memo, stored: stored(tx), sent: [tx.signature] })),
+    );
+    expect(states.map(decideKeeperSend)).toEqual([
+      { action: 'done', signature: txs[0]!.signature, finalized: true },
+      { action: 'resend' },
+      { action: 'resend' },
+    ]);
+    expect(calls.sort()).toEqual(['getBlockHeight', 'getSignatureStatuses']);
   });
 });

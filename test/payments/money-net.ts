@@ -4,6 +4,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { getCreateAssociatedTokenIdempotentInstructionAsync } from '@solana-program/token';
+import { sendAndConfirm } from '../../chain/send.ts';
 import { ensureLocalnetGenesis, fundFromFaucet, ataOf, type ChainSetup } from '../../chain/genesis.ts';
 import { createRpc, type SolanaRpc } from '../../chain/rpc.ts';
 import { loadOperatorKey, loadOperatorKeys, type OperatorKey, type OperatorKeys } from '../../operator/keys.ts';
@@ -42,6 +44,15 @@ export async function startMoneyNet(houseCapitalUsdc = 1_000, slotIntervalMs?: n
 export async function fundedWallet(m: MoneyNet, usdc: bigint, solLamports = 1_000_000_000n): Promise<KeyPairSigner> {
   const wallet = await generateKeyPairSigner();
   await fundFromFaucet(m.rpc, m.setup, m.faucet, wallet.address, usdc, solLamports);
+  return wallet;
+}
+
+/** A new wallet with SOL and an empty USDC account it paid for itself (the keeper pays only into an existing one). */
+export async function walletWithUsdcAccount(m: MoneyNet, solLamports = 1_000_000_000n): Promise<KeyPairSigner> {
+  const wallet = await fundedWallet(m, 0n, solLamports);
+  await sendAndConfirm(m.rpc, wallet, [
+    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: wallet, owner: wallet.address, mint: m.setup.usdcMint }),
+  ]);
   return wallet;
 }
 
