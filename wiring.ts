@@ -28,6 +28,7 @@ import { LedgerStore } from './store/ledger.ts';
 import { BetStore, type AckSource } from './store/bets.ts';
 import { TicketStore } from './store/tickets.ts';
 import { AuthStore } from './store/auth.ts';
+import { ChallengeMac } from './auth/challenge.ts';
 import { AnchorStore } from './store/anchor-store.ts';
 import { ManifestStore } from './store/anchor-manifests.ts';
 import { RngStore } from './store/rng.ts';
@@ -110,6 +111,8 @@ export interface Wiring {
   aliases: Aliases;
   /** State-tree salts are derived from this secret. */
   saltSecret: Uint8Array;
+  /** Sign-in challenge nonces are MAC'd with this (API hosts only: KEYS_DIR/challenge.secret). */
+  challenges: ChallengeMac | null;
   links: ExplorerLinks;
   limits: LimitSettings;
   dice: DiceGame;
@@ -203,7 +206,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     ledger: new LedgerStore(redis, keys, scripts),
     bets: new BetStore(redis, keys, scripts, notAfter),
     tickets: new TicketStore(redis, keys, scripts, notAfter),
-    auth: new AuthStore(redis, keys, scripts, { tokenCacheTtlMs: config.TOKEN_CACHE_TTL_MS, maxChallengesPerWallet: config.MAX_CHALLENGES_PER_WALLET }),
+    auth: new AuthStore(redis, keys, scripts, { tokenCacheTtlMs: config.TOKEN_CACHE_TTL_MS }),
     anchors: new AnchorStore(redis, keys, scripts),
     manifests: new ManifestStore(redis, keys, scripts),
     rng: new RngStore(redis, keys, scripts),
@@ -224,6 +227,8 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   // Seals the agent session keys at rest (design §9): made on localnet (by the main process, before API processes
   // fork), required on API hosts elsewhere, and absent from the other roles' hosts.
   const agentSealingKey = config.localnet || config.roles.includes('api') ? loadSecret(config.keysDir, 'agent', config.localnet) : null;
+  // Every API process signs and checks sign-in challenges with the same secret, made and required the same way.
+  const challengeSecret = config.localnet || config.roles.includes('api') ? loadSecret(config.keysDir, 'challenge', config.localnet) : null;
   const rpc = createRpc(rpcUrl);
   const requestRpc = createRpc(rpcUrl, config.CHAIN_RPC_TIMEOUT_MS);
 
@@ -459,6 +464,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     rngChains,
     aliases,
     saltSecret,
+    challenges: challengeSecret ? new ChallengeMac(challengeSecret) : null,
     links,
     limits,
     dice,
@@ -498,6 +504,11 @@ export function activityStreamOf(w: Wiring): ActivityStream {
   });
 }
 
+const requirePart = <T>(part: T | null, what: string): T => {
+  if (part === null) throw new Error(`${what} is not loaded in this process, which does not run the api role`);
+  return part;
+};
+
 /** The parts the API role takes. */
 export function apiDepsOf(w: Wiring): ApiDeps {
   const { config, stores } = w;
@@ -506,6 +517,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     logger: w.logger,
     clock: w.clock,
     auth: stores.auth,
+    challenges: requirePart(w.challenges, 'the challenge secret (KEYS_DIR/challenge.secret)'),
     bets: stores.bets,
     anchors: stores.anchors,
     manifests: stores.manifests,
