@@ -292,6 +292,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     limits,
     agentLimits: config.agentLimits,
   });
+  const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
   const lifecycle = new BetLifecycle({
     bets: stores.bets,
     games: { dice, sweeper },
@@ -308,8 +309,8 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
       maxUnrevealedPerWallet: config.MAX_UNREVEALED_BETS_PER_WALLET,
     },
     observer: metrics.observer,
+    agentKeyOf: (wallet) => agentKeys.publicKeyOf(wallet),
   });
-  const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
   const agentLimits = new AgentLimits({ store: stores.agents, settings: config.agentLimits, clock });
   const agents = new AgentArcade({ lifecycle, sweeper, tickets: stores.tickets, bets: stores.bets, keys: agentKeys, limits: agentLimits, clock });
   const tail: TailDeps = {
