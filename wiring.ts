@@ -420,14 +420,17 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   };
 
   const network = x402NetworkOf(config.cluster);
+  const computeBudget = { maxUnitLimit: config.X402_MAX_CU_LIMIT, maxUnitPriceMicroLamports: BigInt(config.X402_MAX_CU_PRICE_MICROLAMPORTS) };
   const x402 = new X402Payments({
     network,
     usdcMint: setup.usdcMint,
     payTo: setup.vaultAuthority,
+    computeBudget,
     facilitator: facilitatorFromConfig({
       network,
       url: config.X402_FACILITATOR_URL,
       rpcUrl,
+      computeBudget,
       feePayer: () => {
         if (!x402Key) throw new Error(`no x402 fee payer key in ${config.keysDir}`);
         return x402Key.signer;

@@ -211,7 +211,11 @@ describe('wallet errors', () => {
     const theirs = [];
     for (let i = 0; i < 20; i++) theirs.push(await challengeOf(kp.publicKey));
     const signIn = (c: { message: string }) =>
-      http('POST', `${svc.api}/wallet/session`, { walletAddress: kp.publicKey, message: c.message, signature: sign(kp.seed, new TextEncoder().encode(c.message)) });
+      http('POST', `${svc.api}/wallet/session`, {
+        walletAddress: kp.publicKey,
+        message: c.message,
+        signature: sign(kp.seed, new TextEncoder().encode(c.message)),
+      });
     expect((await signIn(mine)).status).toBe(200);
     // Each of the others signs in too, once.
     expect((await signIn(theirs[0]!)).status).toBe(200);

@@ -463,7 +463,9 @@ describe('agent limits', () => {
     await svc.wiring.agents.openTicket(player.address, { betAmount: 0.05, mode: 'easy' });
     // ... so the commit script refuses it, and nothing moves.
     const totals = await svc.wiring.stores.bets.playerTotals(player.address);
-    await expect(lifecycle.commit('dice', player.address, { ...prepared, sessionSignature: key.signHash(prepared.betPayloadHash) }, 'mcp')).rejects.toMatchObject({
+    await expect(
+      lifecycle.commit('dice', player.address, { ...prepared, sessionSignature: key.signHash(prepared.betPayloadHash) }, 'mcp'),
+    ).rejects.toMatchObject({
       code: 'GAME_INPUT_REJECTED',
       details: { reason: 'agent_wager_limit', wageredMicro: '1000000' },
     });

@@ -245,16 +245,19 @@ describe('an x402 top-up', () => {
     const p = await payer(2);
     const payment = await pay(p.signer, await topUp(p, 1));
     const { deps } = svc.wiring.topUps;
+    const { computeBudget } = deps.x402.options;
     const unreachable = new X402Payments({
       network,
       usdcMint: svc.wiring.setup.usdcMint,
       payTo: svc.wiring.setup.vaultAuthority,
+      computeBudget,
       facilitator: facilitatorFromConfig({
         network,
         url: 'http://127.0.0.1:9',
         rpcUrl: svc.rpcUrl,
         feePayer: () => svc.wiring.operator.ack.signer,
         timeoutMs: 2_000,
+        computeBudget,
       }),
     });
     const base = await appWith(new TopUps({ ...deps, x402: unreachable }));
