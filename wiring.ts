@@ -444,6 +444,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     tail,
     ledger: stores.ledger,
     resourceUrl: `${publicBase}/api/protocol/v1/player/x402-deposit`,
+    minTopUp: config.minTopUp,
   });
   const readiness = new ReadinessChecks()
     .add('redis', redisCheck(stores.heartbeats))

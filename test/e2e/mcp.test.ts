@@ -522,6 +522,18 @@ describe('top_up', () => {
     expect(bad.structuredContent.error.code).toBe('INVALID_BET_AMOUNT');
   });
 
+  it('below MIN_TOP_UP_USDC gets the REST envelope INVALID_BET_AMOUNT with details.minimum, with or without a payment', async () => {
+    const { agent, player } = await agentPlayer(5);
+    for (const args of [{ amount: 0.5 }, { amount: '0.000001' }, { amount: 0.5, payment: 'any payload' }]) {
+      const r = await call(agent, 'top_up', args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.structuredContent).toEqual({
+        error: { code: 'INVALID_BET_AMOUNT', message: expect.stringMatching(/at least 1 USDC/), details: { minimum: 1 } },
+      });
+    }
+    expect((await player.get('/protocol/v1/player/status')).body.balance).toBe(5);
+  });
+
   it('with a valid x402 payment credits once; the same payment again is refused and credits nothing', async () => {
     const { agent, player } = await agentPlayer(5);
     const offer = (await call(agent, 'top_up', { amount: 2 })).structuredContent;

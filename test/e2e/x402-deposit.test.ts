@@ -210,6 +210,31 @@ describe('an x402 top-up', () => {
     expect(await usdcOf(p.address)).toBe(5n * USDC);
   });
 
+  it('refuses a top-up below MIN_TOP_UP_USDC with INVALID_BET_AMOUNT and details.minimum, paid or not, and nothing moves', async () => {
+    const p = await payer(5);
+    expect(svc.config.MIN_TOP_UP_USDC).toBe('1');
+    const offer = await topUp(p, 1);
+    const payment = await pay(p.signer, offer);
+    const feePayerSol = async () => (await svc.wiring.rpc.getBalance(address(offer.body.accepts[0].extra.feePayer)).send()).value;
+    const feePayer = await feePayerSol();
+    for (const small of [0.000001, 0.5, 0.999999, '0.999999']) {
+      for (const header of [undefined, payment]) {
+        const res = await topUp(p, small, header);
+        expect(res.status, String(small)).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'INVALID_BET_AMOUNT', details: { minimum: 1 } });
+        expect(res.body.error.message).toMatch(/at least 1 USDC/);
+        expect(res.body.accepts).toBeUndefined();
+      }
+    }
+    expect(await feePayerSol()).toBe(feePayer);
+    expect(await balanceOf(p)).toBe(0);
+    expect(await usdcOf(p.address)).toBe(5n * USDC);
+    // The minimum itself is a top-up like any other.
+    const paid = await topUp(p, 1, payment);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(await balanceOf(p)).toBe(1);
+  });
+
   it('reports a settle failure after a passing verify as X402_PAYMENT_SETTLEMENT_FAILED, with nothing moved', async () => {
     const p = await payer(2);
     const sink = await payer(1);
