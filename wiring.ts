@@ -40,13 +40,13 @@ import { WithdrawalStore } from './store/withdrawals.ts';
 import { LpStore } from './store/lp.ts';
 import { PaymentStore } from './store/payments.ts';
 import type { WithdrawalDeps } from './funding/withdrawals.ts';
-import { ensureFeePayerFunded, loadX402FeePayer } from './payments/fee-payer.ts';
+import { ensureFeePayerFunded, FeePayerWatch, loadX402FeePayer } from './payments/fee-payer.ts';
 import { facilitatorFromConfig, X402Payments, x402NetworkOf } from './payments/x402.ts';
 import { TopUps } from './payments/top-up.ts';
 import { HeartbeatStore } from './store/heartbeats.ts';
 import { QueueDepths } from './store/queue-depths.ts';
 import { createProcessMetrics, processScrape, type ProcessMetrics } from './config/metrics.ts';
-import { clickhouseCheck, heartbeatCheck, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
+import { clickhouseCheck, feePayerCheck, heartbeatCheck, notConfigured, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
 import { createServiceMetrics } from './api/service-metrics.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
@@ -123,6 +123,8 @@ export interface Wiring {
   house: HouseDeps;
   withdrawals: WithdrawalDeps;
   topUps: TopUps;
+  /** The x402 fee payer's SOL, where this service pays x402 fees itself (the embedded facilitator). */
+  feePayer: FeePayerWatch | null;
   worker: WorkerDeps;
   agentKeys: AgentKeys;
   agents: AgentArcade;
@@ -438,6 +440,16 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     }),
   });
   const publicBase = config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `http://localhost:${config.PORT}`;
+  // Only the embedded facilitator pays fees from this service's own key.
+  const feePayer =
+    x402Key && !config.X402_FACILITATOR_URL
+      ? new FeePayerWatch({
+          rpc: requestRpc,
+          address: x402Key.signer.address,
+          minLamports: BigInt(config.FEE_PAYER_MIN_LAMPORTS),
+          logger: logger.child({ role: 'x402' }),
+        })
+      : null;
   const topUps = new TopUps({
     x402,
     payments: stores.payments,
@@ -445,13 +457,22 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     ledger: stores.ledger,
     resourceUrl: `${publicBase}/api/protocol/v1/player/x402-deposit`,
     minTopUp: config.minTopUp,
+    feePayer,
   });
   const readiness = new ReadinessChecks()
     .add('redis', redisCheck(stores.heartbeats))
     .add('rpc', rpcCheck(requestRpc))
     .add('clickhouse', clickhouseCheck(analytics))
     .add('indexer', heartbeatCheck(stores.heartbeats, 'indexer', clock))
-    .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock));
+    .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock))
+    .add(
+      'x402FeePayer',
+      feePayer
+        ? feePayerCheck(feePayer)
+        : notConfigured(
+            config.X402_FACILITATOR_URL ? 'x402 fees are paid by the remote facilitator (X402_FACILITATOR_URL)' : 'no x402 fee payer key on this host',
+          ),
+    );
 
   return {
     config,
@@ -480,6 +501,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     house: houseDeps,
     withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock },
     topUps,
+    feePayer,
     worker,
     agentKeys,
     agents,
@@ -574,6 +596,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
         rpc: w.requestRpc,
         commitment: config.INDEXER_COMMITMENT,
         clock: w.clock,
+        feePayer: w.feePayer,
       }),
     },
   };

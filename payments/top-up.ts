@@ -13,6 +13,7 @@ import type { LedgerStore } from '../store/ledger.ts';
 import type { PaymentStore } from '../store/payments.ts';
 import { applySignature, type TailDeps } from '../funding/tail.ts';
 import { X402Error, type X402Payments } from './x402.ts';
+import type { FeePayerWatch } from './fee-payer.ts';
 
 /** The body of a 402: the REST envelope with `accepts` and `x402Version` at the top level (and the resource offered). */
 export interface X402Offer {
@@ -38,6 +39,8 @@ export interface TopUpDeps {
   resourceUrl: string;
   /** The smallest top-up, micro-USDC (MIN_TOP_UP_USDC): each one costs the fee payer a transaction fee. */
   minTopUp: bigint;
+  /** The embedded facilitator's fee payer, read after each settlement so a low balance is logged as it happens. */
+  feePayer?: Pick<FeePayerWatch, 'read'> | null;
   /**
    * How long to wait for the settled transaction to be readable at the ledger's commitment before answering
    * `settlement_pending` (the indexer then credits it).
@@ -135,9 +138,13 @@ export class TopUps {
         claim: (fingerprint) => this.deps.payments.claim(fingerprint),
       }));
     } catch (err) {
-      if (err instanceof X402Error) throw await this.#refusal(err, wallet, amountMicro);
+      if (err instanceof X402Error) {
+        if (err.code === 'X402_PAYMENT_SETTLEMENT_FAILED') this.#feePaid();
+        throw await this.#refusal(err, wallet, amountMicro);
+      }
       throw err;
     }
+    this.#feePaid();
     const credited = await this.#credit(signature, wallet, amountMicro);
     if (!credited) {
       throw await this.#refusal(
@@ -150,6 +157,11 @@ export class TopUps {
     }
     const { balance } = await this.deps.ledger.player(wallet);
     return { payment: { id: signature, amount: microToNumber(amountMicro) }, balance: microToNumber(balance) };
+  }
+
+  /** A settlement was sent, so the fee payer paid a fee: reading its balance logs one that went low. */
+  #feePaid(): void {
+    this.deps.feePayer?.read().catch(() => {});
   }
 
   /** Applies the settled transaction once it is readable; false when it did not become readable in time. */

@@ -235,6 +235,23 @@ describe('an x402 top-up', () => {
     expect(await balanceOf(p)).toBe(1);
   });
 
+  it("reports the fee payer's SOL in /metrics, with its alert threshold, and in /ready; a top-up spends from it", async () => {
+    const p = await payer(5);
+    const offer = await topUp(p, 1);
+    const feePayer = address(offer.body.accepts[0].extra.feePayer);
+    const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await fetch(`${svc.apiUrl}/metrics`)).text())?.[1]);
+    const onChain = async () => Number((await svc.wiring.rpc.getBalance(feePayer, { commitment: 'confirmed' }).send()).value);
+    const before = await metric('pfws_fee_payer_lamports');
+    expect(before).toBe(await onChain());
+    expect(await metric('pfws_fee_payer_min_lamports')).toBe(svc.config.FEE_PAYER_MIN_LAMPORTS);
+    expect((await topUp(p, 1, await pay(p.signer, offer))).status).toBe(200);
+    const after = await metric('pfws_fee_payer_lamports');
+    expect(after).toBe(await onChain());
+    expect(after).toBeLessThan(before);
+    const ready = await http('GET', `${svc.apiUrl}/ready`);
+    expect(ready.body.checks.x402FeePayer).toMatchObject({ status: 'ok' });
+  });
+
   it('reports a settle failure after a passing verify as X402_PAYMENT_SETTLEMENT_FAILED, with nothing moved', async () => {
     const p = await payer(2);
     const sink = await payer(1);
