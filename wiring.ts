@@ -28,6 +28,7 @@ import { LedgerStore } from './store/ledger.ts';
 import { BetStore, type AckSource } from './store/bets.ts';
 import { TicketStore } from './store/tickets.ts';
 import { AuthStore } from './store/auth.ts';
+import { ChallengeMac } from './auth/challenge.ts';
 import { AnchorStore } from './store/anchor-store.ts';
 import { ManifestStore } from './store/anchor-manifests.ts';
 import { RngStore } from './store/rng.ts';
@@ -39,13 +40,13 @@ import { WithdrawalStore } from './store/withdrawals.ts';
 import { LpStore } from './store/lp.ts';
 import { PaymentStore } from './store/payments.ts';
 import type { WithdrawalDeps } from './funding/withdrawals.ts';
-import { ensureFeePayerFunded, loadX402FeePayer } from './payments/fee-payer.ts';
+import { ensureFeePayerFunded, FeePayerWatch, loadX402FeePayer } from './payments/fee-payer.ts';
 import { facilitatorFromConfig, X402Payments, x402NetworkOf } from './payments/x402.ts';
 import { TopUps } from './payments/top-up.ts';
 import { HeartbeatStore } from './store/heartbeats.ts';
 import { QueueDepths } from './store/queue-depths.ts';
 import { createProcessMetrics, processScrape, type ProcessMetrics } from './config/metrics.ts';
-import { clickhouseCheck, heartbeatCheck, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
+import { clickhouseCheck, feePayerCheck, heartbeatCheck, notConfigured, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
 import { createServiceMetrics } from './api/service-metrics.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
@@ -110,6 +111,8 @@ export interface Wiring {
   aliases: Aliases;
   /** State-tree salts are derived from this secret. */
   saltSecret: Uint8Array;
+  /** Sign-in challenge nonces are MAC'd with this (API hosts only: KEYS_DIR/challenge.secret). */
+  challenges: ChallengeMac | null;
   links: ExplorerLinks;
   limits: LimitSettings;
   dice: DiceGame;
@@ -120,6 +123,8 @@ export interface Wiring {
   house: HouseDeps;
   withdrawals: WithdrawalDeps;
   topUps: TopUps;
+  /** The x402 fee payer's SOL, where this service pays x402 fees itself (the embedded facilitator). */
+  feePayer: FeePayerWatch | null;
   worker: WorkerDeps;
   agentKeys: AgentKeys;
   agents: AgentArcade;
@@ -203,7 +208,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     ledger: new LedgerStore(redis, keys, scripts),
     bets: new BetStore(redis, keys, scripts, notAfter),
     tickets: new TicketStore(redis, keys, scripts, notAfter),
-    auth: new AuthStore(redis, keys, scripts, { tokenCacheTtlMs: config.TOKEN_CACHE_TTL_MS, maxChallengesPerWallet: config.MAX_CHALLENGES_PER_WALLET }),
+    auth: new AuthStore(redis, keys, scripts, { tokenCacheTtlMs: config.TOKEN_CACHE_TTL_MS }),
     anchors: new AnchorStore(redis, keys, scripts),
     manifests: new ManifestStore(redis, keys, scripts),
     rng: new RngStore(redis, keys, scripts),
@@ -224,6 +229,8 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   // Seals the agent session keys at rest (design §9): made on localnet (by the main process, before API processes
   // fork), required on API hosts elsewhere, and absent from the other roles' hosts.
   const agentSealingKey = config.localnet || config.roles.includes('api') ? loadSecret(config.keysDir, 'agent', config.localnet) : null;
+  // Every API process signs and checks sign-in challenges with the same secret, made and required the same way.
+  const challengeSecret = config.localnet || config.roles.includes('api') ? loadSecret(config.keysDir, 'challenge', config.localnet) : null;
   const rpc = createRpc(rpcUrl);
   const requestRpc = createRpc(rpcUrl, config.CHAIN_RPC_TIMEOUT_MS);
 
@@ -292,6 +299,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     limits,
     agentLimits: config.agentLimits,
   });
+  const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
   const lifecycle = new BetLifecycle({
     bets: stores.bets,
     games: { dice, sweeper },
@@ -309,8 +317,8 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
       maxUnrevealedPerWallet: config.MAX_UNREVEALED_BETS_PER_WALLET,
     },
     observer: metrics.observer,
+    agentKeyOf: (wallet) => agentKeys.publicKeyOf(wallet),
   });
-  const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
   const agentLimits = new AgentLimits({ store: stores.agents, settings: config.agentLimits, clock });
   const agents = new AgentArcade({ lifecycle, sweeper, tickets: stores.tickets, bets: stores.bets, keys: agentKeys, limits: agentLimits, clock });
   const tail: TailDeps = {
@@ -420,14 +428,17 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   };
 
   const network = x402NetworkOf(config.cluster);
+  const computeBudget = { maxUnitLimit: config.X402_MAX_CU_LIMIT, maxUnitPriceMicroLamports: BigInt(config.X402_MAX_CU_PRICE_MICROLAMPORTS) };
   const x402 = new X402Payments({
     network,
     usdcMint: setup.usdcMint,
     payTo: setup.vaultAuthority,
+    computeBudget,
     facilitator: facilitatorFromConfig({
       network,
       url: config.X402_FACILITATOR_URL,
       rpcUrl,
+      computeBudget,
       feePayer: () => {
         if (!x402Key) throw new Error(`no x402 fee payer key in ${config.keysDir}`);
         return x402Key.signer;
@@ -435,19 +446,39 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     }),
   });
   const publicBase = config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `http://localhost:${config.PORT}`;
+  // Only the embedded facilitator pays fees from this service's own key.
+  const feePayer =
+    x402Key && !config.X402_FACILITATOR_URL
+      ? new FeePayerWatch({
+          rpc: requestRpc,
+          address: x402Key.signer.address,
+          minLamports: BigInt(config.FEE_PAYER_MIN_LAMPORTS),
+          logger: logger.child({ role: 'x402' }),
+        })
+      : null;
   const topUps = new TopUps({
     x402,
     payments: stores.payments,
     tail,
     ledger: stores.ledger,
     resourceUrl: `${publicBase}/api/protocol/v1/player/x402-deposit`,
+    minTopUp: config.minTopUp,
+    feePayer,
   });
   const readiness = new ReadinessChecks()
     .add('redis', redisCheck(stores.heartbeats))
     .add('rpc', rpcCheck(requestRpc))
     .add('clickhouse', clickhouseCheck(analytics))
     .add('indexer', heartbeatCheck(stores.heartbeats, 'indexer', clock))
-    .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock));
+    .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock))
+    .add(
+      'x402FeePayer',
+      feePayer
+        ? feePayerCheck(feePayer)
+        : notConfigured(
+            config.X402_FACILITATOR_URL ? 'x402 fees are paid by the remote facilitator (X402_FACILITATOR_URL)' : 'no x402 fee payer key on this host',
+          ),
+    );
 
   return {
     config,
@@ -465,6 +496,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     rngChains,
     aliases,
     saltSecret,
+    challenges: challengeSecret ? new ChallengeMac(challengeSecret) : null,
     links,
     limits,
     dice,
@@ -475,6 +507,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     house: houseDeps,
     withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock, rpc: requestRpc, setup, limits: config.withdrawalLimits },
     topUps,
+    feePayer,
     worker,
     agentKeys,
     agents,
@@ -504,6 +537,11 @@ export function activityStreamOf(w: Wiring): ActivityStream {
   });
 }
 
+const requirePart = <T>(part: T | null, what: string): T => {
+  if (part === null) throw new Error(`${what} is not loaded in this process, which does not run the api role`);
+  return part;
+};
+
 /** The parts the API role takes. */
 export function apiDepsOf(w: Wiring): ApiDeps {
   const { config, stores } = w;
@@ -512,6 +550,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     logger: w.logger,
     clock: w.clock,
     auth: stores.auth,
+    challenges: requirePart(w.challenges, 'the challenge secret (KEYS_DIR/challenge.secret)'),
     bets: stores.bets,
     anchors: stores.anchors,
     manifests: stores.manifests,
@@ -563,6 +602,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
         rpc: w.requestRpc,
         commitment: config.INDEXER_COMMITMENT,
         clock: w.clock,
+        feePayer: w.feePayer,
       }),
     },
   };

@@ -52,6 +52,8 @@ const aadOf = (wallet: string, sessionPubkey: string) => utf8(`pfws:agent-key:v$
 
 export class AgentKeys {
   readonly #cache = new Map<string, AgentKey>();
+  /** Public keys read without opening the seed; like the keys themselves, never stale once made. */
+  readonly #publicKeys = new Map<string, string>();
 
   readonly #sealingKey: Uint8Array | null;
 
@@ -74,6 +76,21 @@ export class AgentKeys {
     if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string);
     this.#cache.set(wallet, key);
     return key;
+  }
+
+  /**
+   * The public key of the wallet's agent key, or null before one is made; never makes one. A key exists before its
+   * public key is shown to anyone, so a request naming it always finds it.
+   */
+  async publicKeyOf(wallet: string): Promise<string | null> {
+    const known = this.#cache.get(wallet)?.sessionPubkey ?? this.#publicKeys.get(wallet);
+    if (known) return known;
+    const sealed = await this.deps.store.sealedKey(wallet);
+    if (sealed === null) return null;
+    const { sessionPubkey } = JSON.parse(sealed) as Sealed;
+    if (this.#publicKeys.size >= CACHE_SIZE) this.#publicKeys.delete(this.#publicKeys.keys().next().value as string);
+    this.#publicKeys.set(wallet, sessionPubkey);
+    return sessionPubkey;
   }
 
   /** The agent key's public key and whether the wallet authorized it on-chain; makes the key on first call. */

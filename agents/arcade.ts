@@ -228,7 +228,12 @@ export class AgentArcade {
           const prepared = await lifecycle.prepare(game, wallet, body, 'mcp');
           try {
             const sessionSignature = key.signHash(prepared.betPayloadHash);
-            const commit = await lifecycle.commit(game, wallet, { betPayload: prepared.betPayload, betPayloadHash: prepared.betPayloadHash, sessionSignature });
+            const commit = await lifecycle.commit(
+              game,
+              wallet,
+              { betPayload: prepared.betPayload, betPayloadHash: prepared.betPayloadHash, sessionSignature },
+              'mcp',
+            );
             return { prepared, commit };
           } catch (err) {
             if (hasReason(err, 'stale_nonce') && attempt < STALE_NONCE_RETRIES) continue;

@@ -19,6 +19,7 @@ import type { AgentKeys } from '../agents/agent-keys.ts';
 import type { AnchorStore } from '../store/anchor-store.ts';
 import type { ManifestStore } from '../store/anchor-manifests.ts';
 import type { AuthStore } from '../store/auth.ts';
+import type { ChallengeMac } from '../auth/challenge.ts';
 import type { BetStore } from '../store/bets.ts';
 import type { RngStore } from '../store/rng.ts';
 import type { TransparencyStore } from '../store/transparency.ts';
@@ -56,6 +57,8 @@ export interface ApiDeps {
   logger: Logger;
   clock: () => Date;
   auth: AuthStore;
+  /** Makes and checks sign-in challenge nonces under the secret every API process shares. */
+  challenges: ChallengeMac;
   bets: BetStore;
   anchors: AnchorStore;
   manifests: ManifestStore;

@@ -8,6 +8,7 @@
 import type { SolanaRpc } from '../chain/rpc.ts';
 import type { HeartbeatRole, HeartbeatStore } from '../store/heartbeats.ts';
 import type { AnalyticsReader } from '../analytics/reader.ts';
+import type { FeePayerWatch } from '../payments/fee-payer.ts';
 
 export interface CheckResult {
   status: 'ok' | 'failing' | 'degraded' | 'not_configured';
@@ -130,4 +131,25 @@ export const clickhouseCheck =
       };
     }
     return { status: 'ok', latencyMs: since(started) };
+  };
+
+/**
+ * The x402 fee payer holds at least FEE_PAYER_MIN_LAMPORTS. Below it, or unreadable, the check is `degraded`: only
+ * x402 top-ups depend on it, so the service stays ready while the operator is told to top it up.
+ */
+export const feePayerCheck =
+  (feePayer: Pick<FeePayerWatch, 'read'>): Check =>
+  async () => {
+    const started = performance.now();
+    try {
+      const b = await feePayer.read();
+      if (!b.low) return { status: 'ok', latencyMs: since(started) };
+      return {
+        status: 'degraded',
+        latencyMs: since(started),
+        reason: `the x402 fee payer ${b.address} holds ${b.lamports} lamports, below FEE_PAYER_MIN_LAMPORTS (${b.minLamports}): top it up; x402 top-ups stop once it cannot pay a fee`,
+      };
+    } catch (err) {
+      return { status: 'degraded', latencyMs: since(started), reason: `the x402 fee payer's balance cannot be read (${reasonOf(err)})` };
+    }
   };

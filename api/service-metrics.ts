@@ -1,7 +1,8 @@
 /**
  * Gauges of the whole service, read from Redis and the chain when scraped (so every API process reports the same
  * values and a cluster counts them once): open exposure, anchor lag, queue depths, indexer lag in slots, the
- * roles' heartbeat ages, and the analytics shipper's lag once it reports (`heartbeats.beat('shipper', ..., { shippedSeq })`).
+ * roles' heartbeat ages, the analytics shipper's lag once it reports (`heartbeats.beat('shipper', ..., { shippedSeq })`), and
+ * the x402 fee payer's SOL with its alert threshold.
  * @module
  */
 import { Gauge, Registry } from 'prom-client';
@@ -12,6 +13,7 @@ import type { ManifestStore } from '../store/anchor-manifests.ts';
 import type { HeartbeatRole, HeartbeatStore } from '../store/heartbeats.ts';
 import type { LedgerStore } from '../store/ledger.ts';
 import type { QueueDepths } from '../store/queue-depths.ts';
+import type { FeePayerWatch } from '../payments/fee-payer.ts';
 
 export interface ServiceMetricSources {
   ledger: Pick<LedgerStore, 'house'>;
@@ -23,6 +25,8 @@ export interface ServiceMetricSources {
   /** The commitment the indexer syncs at, so its lag compares like with like. */
   commitment: 'confirmed' | 'finalized';
   clock: () => Date;
+  /** The embedded x402 facilitator's fee payer; null where fees are paid elsewhere (X402_FACILITATOR_URL) or no key is held. */
+  feePayer?: Pick<FeePayerWatch, 'read' | 'deps'> | null;
 }
 
 /** A registry whose gauges read their sources on each scrape; a value that cannot be known (a source failed, a role never reported) is NaN. */
@@ -83,5 +87,19 @@ export function createServiceMetrics(s: ServiceMetricSources): Registry {
     if (beat?.fields.shippedSeq === undefined) return;
     g.set(Math.max(0, (await s.manifests.journalSeq()) - Number(beat.fields.shippedSeq)));
   });
+  if (s.feePayer) {
+    const feePayer = s.feePayer;
+    gauge('pfws_fee_payer_lamports', 'SOL (lamports) of the x402 fee payer, which pays the fees of settled x402 top-ups', [], async (g) => {
+      g.set(Number((await feePayer.read()).lamports));
+    });
+    gauge(
+      'pfws_fee_payer_min_lamports',
+      'FEE_PAYER_MIN_LAMPORTS: alert when pfws_fee_payer_lamports is below it (/ready then reports x402FeePayer degraded)',
+      [],
+      async (g) => {
+        g.set(Number(feePayer.deps.minLamports));
+      },
+    );
+  }
   return registry;
 }

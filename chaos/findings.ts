@@ -46,8 +46,6 @@ export interface HardeningConfig {
   MAX_PREPARED_BETS_PER_WALLET: number;
   /** Committed, unrevealed bets per wallet; one more commit is GAME_INPUT_REJECTED. */
   MAX_UNREVEALED_BETS_PER_WALLET: number;
-  /** Outstanding wallet challenges per wallet; the oldest expires first. */
-  MAX_CHALLENGES_PER_WALLET: number;
   /** A token removed from Redis stops working on every API process within this long. */
   TOKEN_CACHE_TTL_MS: number;
 }

@@ -95,6 +95,25 @@ export const ConfigSchema = Type.Object({
   SCARCE_REVEAL_DEADLINE_MS: Int(1_000, 30 * 86_400_000, 300_000, 'The reveal deadline of a bet committed while exposure is scarce'),
   TICKET_IDLE_MS: Int(1_000, 30 * 86_400_000, 900_000, 'A Sweeper ticket with no turn in flight for this long is closed by the deadline worker'),
   X402_FACILITATOR_URL: Url('Remote x402 facilitator; unset runs the embedded one, which pays fees with KEYS_DIR/x402.json'),
+  MIN_TOP_UP_USDC: UsdcAmount('1', 'Smallest x402 top-up, USDC; a smaller one gets INVALID_BET_AMOUNT with details.minimum'),
+  X402_MAX_CU_PRICE_MICROLAMPORTS: Int(
+    0,
+    5_000_000,
+    50_000,
+    'An x402 payment whose transaction sets a higher compute-unit price (priority fee, micro-lamports per unit) is refused before the fee payer signs',
+  ),
+  X402_MAX_CU_LIMIT: Int(
+    1,
+    1_400_000,
+    40_000,
+    'An x402 payment whose transaction sets a higher compute-unit limit (or none) is refused before the fee payer signs',
+  ),
+  FEE_PAYER_MIN_LAMPORTS: Int(
+    0,
+    Number.MAX_SAFE_INTEGER,
+    50_000_000,
+    'Below this many lamports the x402 fee payer is reported low: /ready marks x402FeePayer degraded and a warning is logged',
+  ),
   RNG_CHAIN_LENGTH: Int(16, 100_000_000, 1_000_000, 'Indices per operator RNG chain'),
   RNG_ROLLOVER_MARGIN: Int(1, 10_000_000, 10_000, 'Commit the next chain head when this many indices remain'),
   ANCHOR_MAX_ENTRIES: Int(1, 1_000_000, 1_000, 'Commit the bet log at least every this many entries'),
@@ -127,12 +146,11 @@ export const ConfigSchema = Type.Object({
   CHAIN_RPC_TIMEOUT_MS: Int(100, 120_000, 5_000, 'A chain RPC call on a request path waits at most this long; the request then gets 503 SERVICE_UNAVAILABLE'),
   MAX_PREPARED_BETS_PER_WALLET: Int(1, 100_000, 64, 'Outstanding prepared bets per wallet; a new one past the cap expires the oldest'),
   MAX_UNREVEALED_BETS_PER_WALLET: Int(1, 100_000, 16, 'Committed, unrevealed bets per wallet; one more commit is GAME_INPUT_REJECTED (unrevealed_limit)'),
-  MAX_CHALLENGES_PER_WALLET: Int(1, 100_000, 8, 'Outstanding sign-in challenges per wallet; a new one past the cap voids the oldest'),
   TOKEN_CACHE_TTL_MS: Int(
     0,
     1_000,
     1_000,
-    'How long an API process trusts a bearer token it resolved before asking Redis again (revocations also reach it at once)',
+    'How long an API process trusts a bearer token it resolved before asking Redis again; a revocation (DELETE /api/wallet/session) reaches every process at once through Redis pub/sub, and this bounds it should a message be lost',
   ),
   SHUTDOWN_TIMEOUT_MS: Int(1_000, 600_000, 25_000, 'On SIGTERM, how long requests and jobs in flight may take before the process exits anyway'),
   SSE_KEEPALIVE_MS: Int(100, 3_600_000, 15_000, 'GET /api/activity/stream sends a keep-alive comment this often'),
@@ -175,6 +193,8 @@ export interface Config extends Omit<RawConfig, 'INDEXER_COMMITMENT'> {
   agentLimits: AgentLimitSettings;
   /** MIN_WITHDRAWAL_USDC (micro-USDC) and MAX_PENDING_WITHDRAWALS_PER_WALLET. */
   withdrawalLimits: { minimum: bigint; maxPending: number };
+  /** MIN_TOP_UP_USDC in micro-USDC. */
+  minTopUp: bigint;
 }
 
 export class ConfigError extends Error {
@@ -250,7 +270,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const dataDir = path.resolve(parsed.DATA_DIR);
-  const positive = (name: 'AGENT_MAX_BET' | 'AGENT_MAX_WAGERED' | 'MIN_WITHDRAWAL_USDC') => {
+  const positive = (name: 'AGENT_MAX_BET' | 'AGENT_MAX_WAGERED' | 'MIN_WITHDRAWAL_USDC' | 'MIN_TOP_UP_USDC') => {
     const micro = parseDecimalAmount(parsed[name]);
     if (micro <= 0n) throw new ConfigError(`invalid environment variable ${name}=${JSON.stringify(parsed[name])}: must be positive`);
     return micro;
@@ -267,5 +287,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keysDir: path.resolve(parsed.KEYS_DIR ?? path.join(dataDir, 'keys')),
     agentLimits,
     withdrawalLimits: { minimum: positive('MIN_WITHDRAWAL_USDC'), maxPending: parsed.MAX_PENDING_WITHDRAWALS_PER_WALLET },
+    minTopUp: positive('MIN_TOP_UP_USDC'),
   };
 }

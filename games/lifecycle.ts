@@ -47,6 +47,11 @@ export interface LifecycleDeps {
   settings: LifecycleSettings;
   /** Told of each bet (for Sweeper, each turn) committed and settled the first time, never of a replay: metrics count them. */
   observer?: LifecycleObserver;
+  /**
+   * The public key of the wallet's agent session key (design §9), held by the service for its MCP plays, or null
+   * when it has none: only MCP may play with it, inside the agent limits.
+   */
+  agentKeyOf: (wallet: string) => Promise<string | null>;
 }
 
 export interface LifecycleObserver {
@@ -92,6 +97,20 @@ export class BetLifecycle {
   constructor(readonly deps: LifecycleDeps) {}
 
   /**
+   * The service-held agent key plays only through MCP, where the agent limits apply; a REST caller (`api`) naming it
+   * is refused, whatever it signs. Every play step that names a key checks this first.
+   * @throws {PfwsError} GAME_INPUT_REJECTED `agent_key_rest_forbidden`
+   */
+  async checkKeySource(wallet: string, sessionPubkey: unknown, source: PlaySource): Promise<void> {
+    if (source !== 'api' || typeof sessionPubkey !== 'string') return;
+    if ((await this.deps.agentKeyOf(wallet)) !== sessionPubkey) return;
+    throw gameRejected(
+      "This session key is the wallet's agent key: it plays only through the MCP tools (/api/mcp), within the agent limits. Sign REST plays with a session key of your own.",
+      'agent_key_rest_forbidden',
+    );
+  }
+
+  /**
    * Everything prepare checks, from one atomic read: the key, the commitment, for a new stake the balance and the live
    * limits, and the exposure it would reserve (`exposure`) within maxExposure and the wallet's share. A new stake's
    * worst case (`maxPayout − wager`) must fit the headroom under maxExposure even when it reserves less (a ticket
@@ -135,8 +154,9 @@ export class BetLifecycle {
   }
 
   /** Step 1: the game plans the turn; the canonical payload is built, stored until it expires, and returned. */
-  async prepare(game: GameName, wallet: string, input: PrepareInput, source: PlaySource = 'api') {
+  async prepare(game: GameName, wallet: string, input: PrepareInput, source: PlaySource) {
     const { bets, clock, settings } = this.deps;
+    await this.checkKeySource(wallet, input.sessionPubkey, source);
     const plan = await this.deps.games[game].planTurn(wallet, input);
     const betNonce = await this.preflight(wallet, { ...plan, sessionPubkey: input.sessionPubkey, commitment: input.commitment });
     const expiresAtMs = clock().getTime() + settings.prepareTtlMs;
@@ -179,8 +199,9 @@ export class BetLifecycle {
    * Step 2: the session key's signature over the payload hash, then the atomic commit (store/scripts/commit_bet.lua)
    * that locks the stake and assigns the RNG index. A re-sent commit gets the same ack, and names the bet's state.
    */
-  async commit(game: GameName, wallet: string, body: CommitBody) {
+  async commit(game: GameName, wallet: string, body: CommitBody, source: PlaySource) {
     const { bets, clock, settings } = this.deps;
+    await this.checkKeySource(wallet, (body.betPayload as { sessionPubkey?: unknown } | null)?.sessionPubkey, source);
     const payload = checkCommitBody(body.betPayload, body.betPayloadHash, body.sessionSignature, game);
     const rules = this.deps.games[game];
     rules.checkCommit(payload, body);

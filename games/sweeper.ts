@@ -94,8 +94,9 @@ export class SweeperGame implements Game {
   }
 
   /** Opens a ticket: one active per wallet; the stake is locked, and the full board must fit maxPayout and maxExposure. */
-  async openTicket(lifecycle: BetLifecycle, wallet: string, input: { mode?: unknown; sessionPubkey: string; wager?: unknown }, source: PlaySource = 'api') {
+  async openTicket(lifecycle: BetLifecycle, wallet: string, input: { mode?: unknown; sessionPubkey: string; wager?: unknown }, source: PlaySource) {
     const { tickets, bets } = this.deps;
+    await lifecycle.checkKeySource(wallet, input.sessionPubkey, source);
     const wager = parseWager(input.wager);
     if (!isSweeperMode(input.mode)) throw gameRejected('mode must be one of easy, medium, hard', 'bad_mode');
     const mode = input.mode;

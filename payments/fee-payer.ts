@@ -1,6 +1,7 @@
 // The x402 fee payer: an operator key that holds only SOL and pays the fees of settled x402 top-ups.
 // It is never the keeper key, which must not live on API hosts (design §3); losing it loses fee SOL, not USDC.
 import { lamports, type Address } from '@solana/kit';
+import type { Logger } from 'pino';
 import type { SolanaRpc } from '../chain/rpc.ts';
 import { confirmSignature } from '../chain/send.ts';
 import { loadOperatorKey, type OperatorKey } from '../operator/keys.ts';
@@ -29,4 +30,58 @@ export async function ensureFeePayerFunded(
   const signature = await rpc.requestAirdrop(feePayer, lamports(airdropLamports)).send();
   await confirmSignature(rpc, signature);
   return signature;
+}
+
+/** The fee payer's SOL as last read, against FEE_PAYER_MIN_LAMPORTS. */
+export interface FeePayerBalance {
+  address: Address;
+  lamports: bigint;
+  minLamports: bigint;
+  low: boolean;
+}
+
+export interface FeePayerWatchDeps {
+  rpc: SolanaRpc;
+  address: Address;
+  /** FEE_PAYER_MIN_LAMPORTS: below it the balance is low. */
+  minLamports: bigint;
+  logger: Pick<Logger, 'warn' | 'info'>;
+  /**
+   * While low, the warning is repeated at most this often (each read would otherwise log it).
+   * @defaultValue 900000
+   */
+  warnEveryMs?: number;
+  /** @defaultValue Date.now */
+  now?: () => number;
+}
+
+/**
+ * Reads the fee payer's SOL for the metrics, the readiness check and after each settled top-up, and logs a warning
+ * when it is below the threshold (when it goes low, then every `warnEveryMs` while it stays low) and a line when it
+ * is back: x402 top-ups stop once the fee payer cannot pay a transaction fee.
+ */
+export class FeePayerWatch {
+  #warnedAtMs: number | null = null;
+
+  constructor(readonly deps: FeePayerWatchDeps) {}
+
+  async read(): Promise<FeePayerBalance> {
+    const { rpc, address, minLamports, logger } = this.deps;
+    const { value } = await rpc.getBalance(address, { commitment: 'confirmed' }).send();
+    const balance = { address, lamports: value, minLamports, low: value < minLamports };
+    const now = (this.deps.now ?? Date.now)();
+    if (balance.low) {
+      if (this.#warnedAtMs === null || now - this.#warnedAtMs >= (this.deps.warnEveryMs ?? 900_000)) {
+        this.#warnedAtMs = now;
+        logger.warn(
+          { feePayer: address, lamports: value.toString(), minLamports: minLamports.toString() },
+          'the x402 fee payer is low on SOL (below FEE_PAYER_MIN_LAMPORTS): top it up, or x402 top-ups stop when it cannot pay a fee',
+        );
+      }
+    } else if (this.#warnedAtMs !== null) {
+      this.#warnedAtMs = null;
+      logger.info({ feePayer: address, lamports: value.toString() }, 'the x402 fee payer holds enough SOL again');
+    }
+    return balance;
+  }
 }

@@ -8,11 +8,12 @@ import type { Signature } from '@solana/kit';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
 import { PfwsError } from '../protocol/errors.ts';
-import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
+import { AmountError, formatMicro, microToNumber, parseAmount } from '../protocol/money.ts';
 import type { LedgerStore } from '../store/ledger.ts';
 import type { PaymentStore } from '../store/payments.ts';
 import { applySignature, type TailDeps } from '../funding/tail.ts';
 import { X402Error, type X402Payments } from './x402.ts';
+import type { FeePayerWatch } from './fee-payer.ts';
 
 /** The body of a 402: the REST envelope with `accepts` and `x402Version` at the top level (and the resource offered). */
 export interface X402Offer {
@@ -36,6 +37,10 @@ export interface TopUpDeps {
   ledger: Pick<LedgerStore, 'player'>;
   /** The URL the offer names as its resource. */
   resourceUrl: string;
+  /** The smallest top-up, micro-USDC (MIN_TOP_UP_USDC): each one costs the fee payer a transaction fee. */
+  minTopUp: bigint;
+  /** The embedded facilitator's fee payer, read after each settlement so a low balance is logged as it happens. */
+  feePayer?: Pick<FeePayerWatch, 'read'> | null;
   /**
    * How long to wait for the settled transaction to be readable at the ledger's commitment before answering
    * `settlement_pending` (the indexer then credits it).
@@ -82,12 +87,23 @@ const CONFIG_MESSAGE = 'x402 payments are unavailable: the server is misconfigur
 export class TopUps {
   constructor(readonly deps: TopUpDeps) {}
 
+  /** @throws {PfwsError} INVALID_BET_AMOUNT when not positive, or below the minimum (`details.minimum`, USDC) */
+  #checkAmount(amountMicro: bigint): void {
+    if (amountMicro <= 0n) throw new PfwsError('INVALID_BET_AMOUNT', 'amount must be positive');
+    const { minTopUp } = this.deps;
+    if (amountMicro < minTopUp) {
+      throw new PfwsError('INVALID_BET_AMOUNT', `amount must be at least ${formatMicro(minTopUp)} USDC (the smallest x402 top-up)`, {
+        minimum: microToNumber(minTopUp),
+      });
+    }
+  }
+
   /**
    * The payment a top-up of `amountMicro` by `wallet` needs: the 402 body. Every offer carries a fresh memo nonce.
-   * @throws {PfwsError} INVALID_BET_AMOUNT, X402_CONFIG_ERROR
+   * @throws {PfwsError} INVALID_BET_AMOUNT (not positive, or below the minimum), X402_CONFIG_ERROR
    */
   async offer(wallet: string, amountMicro: bigint): Promise<X402Offer> {
-    if (amountMicro <= 0n) throw new PfwsError('INVALID_BET_AMOUNT', 'amount must be positive');
+    this.#checkAmount(amountMicro);
     try {
       const offer = await this.deps.x402.offer({ amount: amountMicro, wallet, resourceUrl: this.deps.resourceUrl });
       return {
@@ -105,13 +121,13 @@ export class TopUps {
   /**
    * Verifies `paymentHeader` (the `payment-signature` header, or the payload as JSON) against a top-up of
    * `amountMicro` by `wallet`, claims it once across every API instance, settles it on-chain and credits it.
-   * @throws {PfwsError} INVALID_BET_AMOUNT; X402_PAYMENT_REQUIRED (no payment); X402_PAYMENT_VERIFICATION_FAILED and
+   * @throws {PfwsError} INVALID_BET_AMOUNT (also below the minimum, before any payment is read); X402_PAYMENT_REQUIRED (no payment); X402_PAYMENT_VERIFICATION_FAILED and
    *   X402_PAYMENT_SETTLEMENT_FAILED (402, with a fresh offer at the top level); X402_PAYER_MISMATCH (403);
    *   X402_CONFIG_ERROR (500). Nothing is credited on any of them, except `settlement_pending`: the money is on-chain
    *   (`details.transaction`) and the indexer credits it, so the client must not pay again.
    */
   async pay(wallet: string, amountMicro: bigint, paymentHeader: string): Promise<TopUpResult> {
-    if (amountMicro <= 0n) throw new PfwsError('INVALID_BET_AMOUNT', 'amount must be positive');
+    this.#checkAmount(amountMicro);
     if (paymentHeader.trim() === '') throw paymentRequiredError(await this.offer(wallet, amountMicro));
     let signature: string;
     try {
@@ -122,9 +138,13 @@ export class TopUps {
         claim: (fingerprint) => this.deps.payments.claim(fingerprint),
       }));
     } catch (err) {
-      if (err instanceof X402Error) throw await this.#refusal(err, wallet, amountMicro);
+      if (err instanceof X402Error) {
+        if (err.code === 'X402_PAYMENT_SETTLEMENT_FAILED') this.#feePaid();
+        throw await this.#refusal(err, wallet, amountMicro);
+      }
       throw err;
     }
+    this.#feePaid();
     const credited = await this.#credit(signature, wallet, amountMicro);
     if (!credited) {
       throw await this.#refusal(
@@ -137,6 +157,11 @@ export class TopUps {
     }
     const { balance } = await this.deps.ledger.player(wallet);
     return { payment: { id: signature, amount: microToNumber(amountMicro) }, balance: microToNumber(balance) };
+  }
+
+  /** A settlement was sent, so the fee payer paid a fee: reading its balance logs one that went low. */
+  #feePaid(): void {
+    this.deps.feePayer?.read().catch(() => {});
   }
 
   /** Applies the settled transaction once it is readable; false when it did not become readable in time. */

@@ -23,6 +23,7 @@ import { SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2, SOLANA_TESTNET_CAIP2, toFaci
 import { ExactSvmScheme as ExactSvmFacilitatorScheme } from '@x402/svm/exact/facilitator';
 import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
 import { parseMemo, x402Memo } from '../protocol/memo.ts';
+import { budgetExcess, computeBudgetOf, type ComputeBudgetLimits } from './compute-budget.ts';
 
 export const X402_VERSION = 2;
 const SCHEME = 'exact';
@@ -58,7 +59,8 @@ export type X402Reason =
   | 'payer_mismatch'
   | 'facilitator_unavailable'
   | 'facilitator_unsupported'
-  | 'fee_payer_unavailable';
+  | 'fee_payer_unavailable'
+  | 'compute_budget_exceeded';
 
 const STATUS: Record<X402ErrorCode, number> = {
   X402_PAYMENT_VERIFICATION_FAILED: 402,
@@ -88,17 +90,25 @@ const verificationFailed = (reason: X402Reason, message: string, details?: Recor
   new X402Error('X402_PAYMENT_VERIFICATION_FAILED', reason, message, details, { cause });
 const configError = (reason: X402Reason, message: string, cause?: unknown) => new X402Error('X402_CONFIG_ERROR', reason, message, {}, { cause });
 
-/** Limits on what a payer may make the fee payer spend: the stock client asks for 20,000 units at 1 microlamport. */
-const FACILITATOR_LIMITS = { maxComputeUnits: 50_000, maxPriorityFeeMicroLamports: 1_000_000, maxRequiredSignatures: 2 };
-
 /**
  * An in-process facilitator (@x402/core's x402Facilitator with @x402/svm's exact facilitator scheme) that verifies
- * against, and settles through, `rpcUrl`, paying fees with `feePayer` (the `x402` operator key, SOL only).
+ * against, and settles through, `rpcUrl`, paying fees with `feePayer` (the `x402` operator key, SOL only), within the
+ * same compute budget as {@link X402Payments} checks first (the stock client asks for 20,000 units at 1 micro-lamport).
  */
-export function embeddedFacilitator(options: { network: Network; rpcUrl: string; feePayer: KeyPairSigner }): FacilitatorClient {
+export function embeddedFacilitator(options: {
+  network: Network;
+  rpcUrl: string;
+  feePayer: KeyPairSigner;
+  computeBudget: ComputeBudgetLimits;
+}): FacilitatorClient {
   const facilitator = new x402Facilitator();
   const signer = toFacilitatorSvmSigner(options.feePayer, { defaultRpcUrl: options.rpcUrl });
-  facilitator.register(options.network, new ExactSvmFacilitatorScheme(signer, undefined, FACILITATOR_LIMITS));
+  const limits = {
+    maxComputeUnits: options.computeBudget.maxUnitLimit,
+    maxPriorityFeeMicroLamports: Number(options.computeBudget.maxUnitPriceMicroLamports),
+    maxRequiredSignatures: 2,
+  };
+  facilitator.register(options.network, new ExactSvmFacilitatorScheme(signer, undefined, limits));
   return {
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
     settle: (payload, requirements) => facilitator.settle(payload, requirements),
@@ -118,6 +128,11 @@ export interface X402Options {
    * `X402_FACILITATOR_URL` (see {@link facilitatorFromConfig}). A throw is a configuration error.
    */
   facilitator: () => FacilitatorClient;
+  /**
+   * The most a payment's transaction may ask the fee payer for (X402_MAX_CU_LIMIT, X402_MAX_CU_PRICE_MICROLAMPORTS):
+   * checked here, before any facilitator (embedded or remote) verifies, signs or sends it.
+   */
+  computeBudget: ComputeBudgetLimits;
   /** @defaultValue 60 */
   maxTimeoutSeconds?: number;
 }
@@ -129,12 +144,13 @@ export function facilitatorFromConfig(config: {
   rpcUrl: string;
   /** Read lazily: on hosts without `x402.json` only the remote facilitator works. */
   feePayer: () => KeyPairSigner;
+  computeBudget: ComputeBudgetLimits;
   timeoutMs?: number;
 }): () => FacilitatorClient {
   return () =>
     config.url
       ? new HTTPFacilitatorClient({ url: config.url, timeoutMs: config.timeoutMs ?? 30_000 })
-      : embeddedFacilitator({ network: config.network, rpcUrl: config.rpcUrl, feePayer: config.feePayer() });
+      : embeddedFacilitator({ network: config.network, rpcUrl: config.rpcUrl, feePayer: config.feePayer(), computeBudget: config.computeBudget });
 }
 
 /** What a 402 response carries: `x402Version` and `accepts` at the top level, and the same in the `PAYMENT-REQUIRED` header. */
@@ -222,6 +238,29 @@ export class X402Payments {
   }
 
   /**
+   * Refuses a payment whose transaction would make the fee payer pay more priority fee than configured, before
+   * anything is verified, signed or sent.
+   * @throws {X402Error} X402_PAYMENT_VERIFICATION_FAILED `compute_budget_exceeded` or `malformed_payload`
+   */
+  #checkComputeBudget(payload: PaymentPayload): void {
+    const limits = this.options.computeBudget;
+    let budget: ReturnType<typeof computeBudgetOf>;
+    try {
+      budget = computeBudgetOf((payload.payload as { transaction: string }).transaction);
+    } catch (err) {
+      throw verificationFailed('malformed_payload', 'the payment transaction has an undecodable compute budget instruction', {}, err);
+    }
+    const excess = budgetExcess(budget, limits);
+    if (!excess) return;
+    throw verificationFailed('compute_budget_exceeded', `the payment asks the fee payer for too much: ${excess}`, {
+      computeUnitLimit: budget.unitLimit,
+      computeUnitPriceMicroLamports: budget.unitPriceMicroLamports?.toString() ?? null,
+      maxComputeUnitLimit: limits.maxUnitLimit,
+      maxComputeUnitPriceMicroLamports: limits.maxUnitPriceMicroLamports.toString(),
+    });
+  }
+
+  /**
    * The payment a top-up of `amount` micro-USDC by `wallet` must make, for the 402 response. Each offer carries a
    * fresh memo nonce, so two top-ups of the same amount are two different transactions.
    * @throws {X402Error} X402_CONFIG_ERROR when the facilitator is unreachable or does not support the network
@@ -236,13 +275,15 @@ export class X402Payments {
 
   /**
    * Verifies `payment` against a top-up of `amount` by `wallet`, claims it, and settles it on-chain.
-   * @throws {X402Error} X402_PAYMENT_VERIFICATION_FAILED (malformed, wrong amount or requirements, rejected by the
-   *   facilitator, or seen before), X402_PAYER_MISMATCH, X402_PAYMENT_SETTLEMENT_FAILED, X402_CONFIG_ERROR
+   * @throws {X402Error} X402_PAYMENT_VERIFICATION_FAILED (malformed, asking the fee payer for more than the compute
+   *   budget, wrong amount or requirements, rejected by the facilitator, or seen before), X402_PAYER_MISMATCH,
+   *   X402_PAYMENT_SETTLEMENT_FAILED, X402_CONFIG_ERROR
    */
   async settle(input: SettleInput): Promise<SettledPayment> {
     const payload = decodePayment(input.payment);
     if (payload.x402Version !== X402_VERSION) throw verificationFailed('unsupported_payment', `only x402 version ${X402_VERSION} is accepted`);
     const fingerprint = transactionFingerprint(payload);
+    this.#checkComputeBudget(payload);
     const accepted = payload.accepted;
     if (accepted.scheme !== SCHEME || accepted.network !== this.options.network) {
       throw verificationFailed('unsupported_payment', `only the ${SCHEME} scheme on ${this.options.network} is accepted`);

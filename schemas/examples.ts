@@ -20,6 +20,7 @@ export const session = {
   walletAddress: 'HV3TKWHFj3ED23GJeuzzbgco2is3gBCAd5CULKGySrNo',
   expiresAt: '2026-11-24T16:03:47.900Z',
 };
+export const sessionRevoked = { revoked: true as const, walletAddress: 'HV3TKWHFj3ED23GJeuzzbgco2is3gBCAd5CULKGySrNo' };
 export const config = {
   cluster: 'localnet',
   rpcUrl: 'http://127.0.0.1:8899',

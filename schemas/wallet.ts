@@ -34,3 +34,11 @@ export const WalletSession = Type.Object(
   },
   { description: 'Signed in', examples: [EX.session] },
 );
+
+export const SessionRevoked = Type.Object(
+  {
+    revoked: Type.Literal(true, { description: 'the token no longer works, on any API process' }),
+    walletAddress: Type.String({ description: 'the wallet the token was for' }),
+  },
+  { description: 'Signed out: the bearer token is revoked everywhere', examples: [EX.sessionRevoked] },
+);

@@ -12,8 +12,6 @@ export class Keys {
   pendingBets = (wallet: string) => `${this.prefix}:{${wallet}}:pending`;
   /** The wallet's outstanding prepared bets, oldest first (at most MAX_PREPARED_BETS_PER_WALLET). */
   preparedBets = (wallet: string) => `${this.prefix}:{${wallet}}:prepared`;
-  /** The wallet's outstanding sign-in challenges (nonces), oldest first (at most MAX_CHALLENGES_PER_WALLET). */
-  challenges = (wallet: string) => `${this.prefix}:{${wallet}}:challenges`;
   activeTicket = (wallet: string) => `${this.prefix}:{${wallet}}:ticket`;
   recentPlays = (wallet: string, game: 'dice' | 'sweeper') => `${this.prefix}:{${wallet}}:recent:${game}`;
   withdrawals = (wallet: string) => `${this.prefix}:{${wallet}}:withdrawals`;
@@ -40,13 +38,16 @@ export class Keys {
   /** x402 single-use guard, keyed by the payment transaction's fingerprint. */
   x402Claim = (fingerprint: string) => `${this.prefix}:x402:claim:${fingerprint}`;
 
-  challenge = (nonce: string) => `${this.prefix}:challenge:${nonce}`;
-  readonly challengePrefix = () => `${this.prefix}:challenge:`;
-  /** A spent challenge: the hash of the token it was spent on, so a re-sent sign-in answers the same. */
+  /**
+   * The used-nonce set of sign-in challenges, one key per spent nonce (expiring with its challenge): the hash of the
+   * token it was spent on, so a re-sent sign-in answers the same.
+   */
   challengeUsed = (nonce: string) => `${this.prefix}:challenge-used:${nonce}`;
   /** @fastify/rate-limit's counters (shared by every API process). */
   readonly rateLimit = () => `${this.prefix}:ratelimit:`;
   token = (tokenHash: string) => `${this.prefix}:token:${tokenHash}`;
+  /** Pub/sub: the hash of each revoked token, so every API process drops its cached copy (revoke_token.lua). */
+  readonly tokenRevocations = () => `${this.prefix}:token-revocations`;
 
   readonly house = () => `${this.prefix}:house`;
   readonly wallets = () => `${this.prefix}:wallets`;

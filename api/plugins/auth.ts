@@ -1,7 +1,10 @@
-// Bearer authentication: `app.requireWallet` resolves the token to `request.wallet`.
+// Bearer authentication: `app.requireWallet` resolves the token to `request.wallet`. While the app runs, this process
+// follows token revocations (store/auth.ts), so a signed-out token stops working here at once.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PfwsError } from '../../protocol/errors.ts';
+import { bearerToken } from '../../auth/sign-in.ts';
+import type { RevocationFeed } from '../../store/auth.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,17 +15,28 @@ declare module 'fastify' {
   }
 }
 
-const BEARER_RE = /^Bearer\s+(\S+)$/i;
-
 export default fp(
   async (app: FastifyInstance) => {
     app.decorateRequest('wallet', '');
     app.decorate('requireWallet', async (request: FastifyRequest) => {
-      const match = BEARER_RE.exec(request.headers.authorization ?? '');
-      if (!match) throw new PfwsError('WALLET_SESSION_REQUIRED', 'A bearer token is required: GET /api/wallet/challenge, then POST /api/wallet/session');
-      const wallet = await app.auth.resolveToken(match[1] as string, app.clock().getTime());
-      if (!wallet) throw new PfwsError('WALLET_SESSION_REQUIRED', 'The bearer token is unknown or expired; sign in again');
+      const token = bearerToken(request.headers.authorization);
+      if (!token) throw new PfwsError('WALLET_SESSION_REQUIRED', 'A bearer token is required: GET /api/wallet/challenge, then POST /api/wallet/session');
+      const wallet = await app.auth.resolveToken(token, app.clock().getTime());
+      if (!wallet) throw new PfwsError('WALLET_SESSION_REQUIRED', 'The bearer token is unknown, revoked or expired; sign in again');
       request.wallet = wallet;
+    });
+    let feed: RevocationFeed | null = null;
+    app.addHook('onReady', async () => {
+      feed = app.auth.watchRevocations(app.config.REDIS_URL);
+      // Serving before it is subscribed would let a revocation pass unheard (the cache TTL would still end it).
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, app.config.REDIS_COMMAND_TIMEOUT_MS);
+      });
+      await Promise.race([feed.ready(), bound]).finally(() => clearTimeout(timer));
+    });
+    app.addHook('onClose', async () => {
+      await feed?.close();
     });
   },
   { name: 'auth', dependencies: ['parts'] },

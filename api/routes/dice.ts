@@ -19,7 +19,7 @@ export default async function diceRoutes(fastify: FastifyInstance) {
       ...route,
       schema: { ...meta, summary: 'Step 1: build the canonical bet payload', body: DicePrepareBody, response: responses({ 200: DicePrepareResponse }, ERRORS) },
     },
-    async (request) => lifecycle.prepare('dice', request.wallet, request.body),
+    async (request) => lifecycle.prepare('dice', request.wallet, request.body, 'api'),
   );
 
   app.post(
@@ -28,7 +28,7 @@ export default async function diceRoutes(fastify: FastifyInstance) {
       ...route,
       schema: { ...meta, summary: 'Step 2: lock the wager and get the signed ack', body: DiceCommitBody, response: responses({ 200: CommitResponse }, ERRORS) },
     },
-    async (request) => lifecycle.commit('dice', request.wallet, request.body),
+    async (request) => lifecycle.commit('dice', request.wallet, request.body, 'api'),
   );
 
   app.post(

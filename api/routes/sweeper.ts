@@ -35,7 +35,7 @@ export default async function sweeperRoutes(fastify: FastifyInstance) {
       ...route,
       schema: { ...meta, summary: 'Open a ticket and reserve the stake', body: OpenTicketBody, response: responses({ 200: OpenTicketResponse }, ERRORS) },
     },
-    async (request) => sweeper.openTicket(lifecycle, request.wallet, request.body),
+    async (request) => sweeper.openTicket(lifecycle, request.wallet, request.body, 'api'),
   );
 
   app.get(
@@ -47,19 +47,19 @@ export default async function sweeperRoutes(fastify: FastifyInstance) {
   app.post(
     '/protocol/v1/sweeper/choice/prepare',
     { ...route, schema: { ...meta, summary: 'Choice turn, step 1', body: ChoicePrepareBody, response: responses({ 200: SweeperPrepareResponse }, ERRORS) } },
-    async (request) => lifecycle.prepare('sweeper', request.wallet, { ...request.body, turn: 'choice' }),
+    async (request) => lifecycle.prepare('sweeper', request.wallet, { ...request.body, turn: 'choice' }, 'api'),
   );
 
   app.post(
     '/protocol/v1/sweeper/cashout/prepare',
     { ...route, schema: { ...meta, summary: 'Cashout turn, step 1', body: CashoutPrepareBody, response: responses({ 200: SweeperPrepareResponse }, ERRORS) } },
-    async (request) => lifecycle.prepare('sweeper', request.wallet, { ...request.body, turn: 'cashout' }),
+    async (request) => lifecycle.prepare('sweeper', request.wallet, { ...request.body, turn: 'cashout' }, 'api'),
   );
 
   app.post(
     '/protocol/v1/sweeper/commit',
     { ...route, schema: { ...meta, summary: 'Step 2 of a turn', body: SweeperCommitBody, response: responses({ 200: SweeperCommitResponse }, ERRORS) } },
-    async (request) => lifecycle.commit('sweeper', request.wallet, request.body),
+    async (request) => lifecycle.commit('sweeper', request.wallet, request.body, 'api'),
   );
 
   app.post(

@@ -1,16 +1,17 @@
-// Wallet sign-in: a Sign-In With Solana style challenge, then a bearer session (auth/sign-in.ts).
+// Wallet sign-in: a Sign-In With Solana style challenge, then a bearer session (auth/sign-in.ts); sign-out revokes it.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
-import { ChallengeQuery, SessionBody, WalletChallenge, WalletSession } from '../../schemas/wallet.ts';
-import { issueChallenge, openSession, type SignInDeps } from '../../auth/sign-in.ts';
+import { ChallengeQuery, SessionBody, SessionRevoked, WalletChallenge, WalletSession } from '../../schemas/wallet.ts';
+import { bearerToken, issueChallenge, openSession, type SignInDeps } from '../../auth/sign-in.ts';
 
 export default async function walletRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = app;
   const signIn: SignInDeps = {
     auth: app.auth,
+    challenges: app.challenges,
     clock: app.clock,
     config,
     // PORT may be 0: the port the server really listens on.
@@ -33,5 +34,22 @@ export default async function walletRoutes(fastify: FastifyInstance) {
       schema: { tags: ['wallet'], summary: 'Exchange a signed challenge for a bearer token', body: SessionBody, response: responses({ 200: WalletSession }) },
     },
     async (request) => openSession(signIn, request.body),
+  );
+
+  app.delete(
+    '/wallet/session',
+    {
+      onRequest: app.requireWallet,
+      schema: {
+        tags: ['wallet'],
+        summary: 'Sign out: revoke this bearer token on every API process at once',
+        security: [{ bearer: [] }],
+        response: responses({ 200: SessionRevoked }, [401, 429, 500, 503]),
+      },
+    },
+    async (request) => {
+      await app.auth.revokeToken(bearerToken(request.headers.authorization) as string);
+      return { revoked: true as const, walletAddress: request.wallet };
+    },
   );
 }

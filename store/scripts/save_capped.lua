@@ -1,4 +1,4 @@
--- Stores a per-wallet record (a prepared bet, a sign-in challenge) and keeps at most `cap` of that kind per wallet:
+-- Stores a per-wallet record (a prepared bet) and keeps at most `cap` of that kind per wallet:
 -- past the cap the oldest is void at once (issue 16). The wallet's list is in creation order and never longer than
 -- the cap; a record saved again moves to the end.
 -- KEYS: record, walletList

@@ -246,6 +246,9 @@ describe('"Try it out" with the shown examples', () => {
     // A signed-in wallet, as a Swagger user who authorized with their token; it has not set up a session key.
     const user = await new Player(svc.api, svc.rpcUrl).init();
     await user.login();
+    // Signing out revokes the token it is sent with: it gets a token of its own.
+    const leaving = await new Player(svc.api, svc.rpcUrl).init();
+    await leaving.login();
     const base = svc.api.replace(/\/api$/, '');
     const problems: string[] = [];
     const statuses: Record<string, number> = {};
@@ -261,7 +264,7 @@ describe('"Try it out" with the shown examples', () => {
         if (p.in === 'header') headers[p.name] = String(p.example);
       }
       const body = bodyOf(o) ? examplesOf(bodyOf(o))[0] : undefined;
-      const bearer = o.op.security?.length ? user.token : undefined;
+      const bearer = o.op.security?.length ? (name(o) === 'DELETE /api/wallet/session' ? leaving.token : user.token) : undefined;
       const res = await send(o.method, `${base}${path}${query.size ? `?${query}` : ''}`, { body, token: bearer, headers });
       statuses[name(o)] = res.status;
       answers[name(o)] = res;
@@ -287,6 +290,7 @@ describe('"Try it out" with the shown examples', () => {
     }
     expect(statuses['GET /api/protocol/v1/player/status']).toBe(200);
     expect(statuses['POST /api/wallet/session']).toBe(401);
+    expect(statuses['DELETE /api/wallet/session']).toBe(200);
     // The signed-in wallet's own reads and its unsigned LP deposit answer with data.
     for (const route of ['GET /api/protocol/v1/player/agent-key', 'GET /api/house/position', 'POST /api/protocol/v1/house/lp-deposit-transaction']) {
       expect(statuses[route], route).toBe(200);

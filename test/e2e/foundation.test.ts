@@ -1,10 +1,12 @@
 // A newcomer's first steps against the real service: faucet, sign-in, setup with a deposit, sync, status, revoke.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSolanaRpc, address } from '@solana/kit';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http, newKeypair, sign } from '../helpers/player.ts';
 import { buildApp } from '../../api/app.ts';
 import { apiDepsOf } from '../../wiring.ts';
+import { AuthStore } from '../../store/auth.ts';
+import { defineScripts } from '../../store/scripts.ts';
 
 let svc: TestService;
 
@@ -203,6 +205,57 @@ describe('wallet errors', () => {
     }
   });
 
+  it("a stranger asking for many challenges for a wallet voids none of the owner's", async () => {
+    const kp = newKeypair();
+    const mine = await challengeOf(kp.publicKey);
+    const theirs = [];
+    for (let i = 0; i < 20; i++) theirs.push(await challengeOf(kp.publicKey));
+    const signIn = (c: { message: string }) =>
+      http('POST', `${svc.api}/wallet/session`, {
+        walletAddress: kp.publicKey,
+        message: c.message,
+        signature: sign(kp.seed, new TextEncoder().encode(c.message)),
+      });
+    expect((await signIn(mine)).status).toBe(200);
+    // Each of the others signs in too, once.
+    expect((await signIn(theirs[0]!)).status).toBe(200);
+    expect((await signIn(theirs[19]!)).status).toBe(200);
+    expect((await signIn(theirs[19]!)).body.error.code).toBe('WALLET_SESSION_REJECTED');
+  });
+
+  it('a challenge is checked by any API process and spent once across all of them; one altered or made up is refused', async () => {
+    const kp = newKeypair();
+    const c = await challengeOf(kp.publicKey);
+    const body = (message: string) => ({ walletAddress: kp.publicKey, message, signature: sign(kp.seed, new TextEncoder().encode(message)) });
+    // Another API process: its own app, sharing only Redis and the challenge secret.
+    const other = await buildApp(apiDepsOf(svc.wiring));
+    try {
+      const base = `${await other.listen({ port: 0, host: '127.0.0.1' })}/api`;
+      const there = await http('POST', `${base}/wallet/session`, body(c.message));
+      expect(there.status).toBe(200);
+      expect(there.body.walletAddress).toBe(kp.publicKey);
+      const again = await http('POST', `${svc.api}/wallet/session`, body(c.message));
+      expect(again.status).toBe(401);
+      expect(again.body.error.code).toBe('WALLET_SESSION_REJECTED');
+    } finally {
+      await other.close();
+    }
+    // Signed by the wallet, yet not as issued: another domain, a later expiry, or a nonce of its own.
+    const fresh = await challengeOf(kp.publicKey);
+    const host = `localhost:${new URL(svc.api).port}`;
+    expect(fresh.message).toContain(host);
+    for (const message of [
+      fresh.message.replaceAll(host, 'evil.example'),
+      fresh.message.replace(/Expiration Time: .*/, 'Expiration Time: 2999-01-01T00:00:00.000Z'),
+      fresh.message.replace(fresh.nonce, 'ab'.repeat(32)),
+    ]) {
+      const res = await http('POST', `${svc.api}/wallet/session`, body(message));
+      expect(res.status, message).toBe(401);
+      expect(res.body.error.code).toBe('WALLET_SESSION_REJECTED');
+    }
+    expect((await http('POST', `${svc.api}/wallet/session`, body(fresh.message))).status).toBe(200);
+  });
+
   it('the challenge names the wallet and nonce and expires in 5 minutes', async () => {
     const kp = newKeypair();
     const c = await challengeOf(kp.publicKey);
@@ -240,6 +293,53 @@ describe('wallet errors', () => {
     } finally {
       svc.clock.offsetMs = 0;
     }
+  });
+});
+
+describe('signing out', () => {
+  it('DELETE /api/wallet/session revokes the token on every API process at once; other tokens of the wallet keep working', async () => {
+    const player = await new Player(svc.api, svc.rpcUrl).init();
+    await player.login();
+    const revoked = player.token;
+    await player.login();
+    const kept = player.token;
+    // A second API process with its own token cache, whose clock never lets a cached token age out.
+    const { redis, keys } = svc.wiring;
+    const auth = new AuthStore(redis, keys, defineScripts(redis), { tokenCacheTtlMs: 1_000, now: () => 0 });
+    const other = await buildApp(apiDepsOf({ ...svc.wiring, stores: { ...svc.wiring.stores, auth } }));
+    const statusThere = async (token: string) =>
+      (await other.inject({ method: 'GET', url: '/api/protocol/v1/player/status', headers: { authorization: `Bearer ${token}` } })).statusCode;
+    try {
+      expect(await statusThere(revoked)).toBe(200);
+      const res = await http('DELETE', `${svc.api}/wallet/session`, undefined, revoked);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ revoked: true, walletAddress: player.address });
+      const here = await http('GET', `${svc.api}/protocol/v1/player/status`, undefined, revoked);
+      expect(here.status).toBe(401);
+      expect(here.body.error.code).toBe('WALLET_SESSION_REQUIRED');
+      await vi.waitFor(async () => expect(await statusThere(revoked)).toBe(401), { timeout: 10_000, interval: 20 });
+      expect(await statusThere(kept)).toBe(200);
+      expect((await http('GET', `${svc.api}/protocol/v1/player/status`, undefined, kept)).status).toBe(200);
+      // The MCP endpoint takes the same bearer.
+      const mcp = await http('POST', `${svc.api}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, revoked);
+      expect(mcp.status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('WALLET_SESSION_REQUIRED without a bearer, with an unknown one, or with one already revoked', async () => {
+    const player = await new Player(svc.api, svc.rpcUrl).init();
+    await player.login();
+    for (const token of [undefined, 'garbage']) {
+      const res = await http('DELETE', `${svc.api}/wallet/session`, undefined, token);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('WALLET_SESSION_REQUIRED');
+    }
+    expect((await http('DELETE', `${svc.api}/wallet/session`, undefined, player.token)).status).toBe(200);
+    const twice = await http('DELETE', `${svc.api}/wallet/session`, undefined, player.token);
+    expect(twice.status).toBe(401);
+    expect(twice.body.error.code).toBe('WALLET_SESSION_REQUIRED');
   });
 });
 

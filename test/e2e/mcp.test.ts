@@ -151,6 +151,47 @@ describe('the agent key', () => {
   });
 });
 
+describe('the agent key on REST', () => {
+  it('is refused on every REST play route with agent_key_rest_forbidden, nothing moves, and MCP keeps playing with it', async () => {
+    const { player, agent, agentKey } = await agentPlayer(10);
+    const forbidden = (res: { status: number; body: any }) => {
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'GAME_INPUT_REJECTED', details: { reason: 'agent_key_rest_forbidden' } });
+      expect(res.body.error.message).toMatch(/MCP/);
+    };
+    const before = await svc.wiring.stores.bets.playerTotals(player.address);
+    forbidden((await player.prepareDice({ wager: 0.01, sessionPubkey: agentKey })).res);
+    forbidden(await player.post('/protocol/v1/sweeper/ticket', { mode: 'hard', sessionPubkey: agentKey, wager: 1 }));
+    // A ticket the agent opened: REST turns with its key are refused too.
+    const opened = await call(agent, 'sweeper_open', { betAmount: 0.01, mode: 'easy' });
+    expect(opened.isError).toBeFalsy();
+    const ticketId = opened.structuredContent.ticket.id;
+    const seed = player.newSeed();
+    forbidden(
+      await player.post('/protocol/v1/sweeper/choice/prepare', { ticketId, commitment: seed.commitment, sessionPubkey: agentKey, row: 0, choiceColumn: 0 }),
+    );
+    forbidden(await player.post('/protocol/v1/sweeper/cashout/prepare', { ticketId, commitment: seed.commitment, sessionPubkey: agentKey }));
+    // A payload the agent prepared and its key signed, sent to the REST commit instead.
+    const key = await svc.wiring.agentKeys.key(player.address);
+    const agentSeed = seedHex(0xa7);
+    const prepared = await svc.wiring.lifecycle.prepare(
+      'dice',
+      player.address,
+      { commitment: commitmentOf(agentSeed), sessionPubkey: agentKey, wager: 0.02, target: 50, direction: 'under' },
+      'mcp',
+    );
+    const afterOpen = await svc.wiring.stores.bets.playerTotals(player.address);
+    expect(afterOpen.staked - before.staked).toBe(parseAmount(0.01));
+    forbidden(await player.post('/protocol/v1/dice/commit', { ...prepared, sessionSignature: key.signHash(prepared.betPayloadHash) }));
+    expect(await svc.wiring.stores.bets.playerTotals(player.address)).toEqual(afterOpen);
+    // Through MCP the same key plays on, and the wallet's own key plays over REST.
+    expect((await call(agent, 'sweeper_cashout', {})).structuredContent.error.code).toBe('GAME_INPUT_REJECTED');
+    expect((await call(agent, 'sweeper_choose', { column: 0 })).isError).toBeFalsy();
+    expect((await call(agent, 'play_dice', { betAmount: 0.01, target: 50, direction: 'under' })).isError).toBeFalsy();
+    expect((await player.playDice({ wager: 0.05, target: 50 })).reveal.receiptId).toMatch(/^dice_/);
+  });
+});
+
 describe('an agent session', () => {
   let agent: Client;
   let player: Player;
@@ -422,7 +463,9 @@ describe('agent limits', () => {
     await svc.wiring.agents.openTicket(player.address, { betAmount: 0.05, mode: 'easy' });
     // ... so the commit script refuses it, and nothing moves.
     const totals = await svc.wiring.stores.bets.playerTotals(player.address);
-    await expect(lifecycle.commit('dice', player.address, { ...prepared, sessionSignature: key.signHash(prepared.betPayloadHash) })).rejects.toMatchObject({
+    await expect(
+      lifecycle.commit('dice', player.address, { ...prepared, sessionSignature: key.signHash(prepared.betPayloadHash) }, 'mcp'),
+    ).rejects.toMatchObject({
       code: 'GAME_INPUT_REJECTED',
       details: { reason: 'agent_wager_limit', wageredMicro: '1000000' },
     });
@@ -445,7 +488,7 @@ describe('a play cut short', () => {
       { commitment: commitmentOf(seed), sessionPubkey: agentKey, wager: 0.02, target: 50, direction: 'under' },
       'mcp',
     );
-    await lifecycle.commit('dice', player.address, { ...prepared, sessionSignature: key.signHash(prepared.betPayloadHash) });
+    await lifecycle.commit('dice', player.address, { ...prepared, sessionSignature: key.signHash(prepared.betPayloadHash) }, 'mcp');
     await lifecycle.storeRecoverySeed(player.address, prepared.betPayloadHash, seed);
     const receiptId = `dice_${prepared.betPayloadHash.slice(0, 32)}`;
     // A play right after leaves a turn that may still be in flight alone ...
@@ -477,6 +520,18 @@ describe('top_up', () => {
     expect(s.accepts[0].extra.memo).toMatch(new RegExp(`^pfws:v1:x402:${player.address}:[0-9a-f]{32}$`));
     const bad = await call(agent, 'top_up', { amount: -1 });
     expect(bad.structuredContent.error.code).toBe('INVALID_BET_AMOUNT');
+  });
+
+  it('below MIN_TOP_UP_USDC gets the REST envelope INVALID_BET_AMOUNT with details.minimum, with or without a payment', async () => {
+    const { agent, player } = await agentPlayer(5);
+    for (const args of [{ amount: 0.5 }, { amount: '0.000001' }, { amount: 0.5, payment: 'any payload' }]) {
+      const r = await call(agent, 'top_up', args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.structuredContent).toEqual({
+        error: { code: 'INVALID_BET_AMOUNT', message: expect.stringMatching(/at least 1 USDC/), details: { minimum: 1 } },
+      });
+    }
+    expect((await player.get('/protocol/v1/player/status')).body.balance).toBe(5);
   });
 
   it('with a valid x402 payment credits once; the same payment again is refused and credits nothing', async () => {

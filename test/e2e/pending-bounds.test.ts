@@ -1,5 +1,5 @@
-// Pending state per wallet is bounded (issue 16): prepared bets (the oldest expires first), committed bets awaiting
-// their reveal (one more is GAME_INPUT_REJECTED), and sign-in challenges (the oldest is void).
+// Pending state per wallet is bounded (issue 16): prepared bets (the oldest expires first) and committed bets awaiting
+// their reveal (one more is GAME_INPUT_REJECTED). Sign-in challenges keep no state at all (issue 21, foundation.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../store/keys.ts';
 import { Player } from '../helpers/player.ts';
@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 
 let svc: TestService;
 let keys: Keys;
-const CAPS = { MAX_PREPARED_BETS_PER_WALLET: 3, MAX_UNREVEALED_BETS_PER_WALLET: 2, MAX_CHALLENGES_PER_WALLET: 2 };
+const CAPS = { MAX_PREPARED_BETS_PER_WALLET: 3, MAX_UNREVEALED_BETS_PER_WALLET: 2 };
 
 beforeAll(async () => {
   svc = await startTestService(Object.fromEntries(Object.entries(CAPS).map(([k, v]) => [k, String(v)])));
@@ -51,19 +51,5 @@ describe('unrevealed commits per wallet', () => {
     expect((await p.revealDice(first.ack.betPayloadHash, first.clientSeedRaw, first.ack.revealMessage)).status).toBe(200);
     const again = await p.prepareDice({ wager: 0.01 });
     expect((await p.commitDice(again.res.body)).status).toBe(200);
-  });
-});
-
-describe('sign-in challenges per wallet', () => {
-  it('past MAX_CHALLENGES_PER_WALLET the oldest is void; the newest signs in', async () => {
-    const p = await new Player(svc.api, svc.rpcUrl).init();
-    const challenges = [];
-    for (let i = 0; i <= CAPS.MAX_CHALLENGES_PER_WALLET; i++) challenges.push((await p.get(`/wallet/challenge?wallet=${p.address}`)).body);
-    const signIn = (c: { message: string }) =>
-      p.post('/wallet/session', { walletAddress: p.address, message: c.message, signature: p.signText(c.message, p.wallet) });
-    const oldest = await signIn(challenges[0]);
-    expect(oldest.status).toBe(401);
-    expect(oldest.body.error.code).toBe('WALLET_SESSION_REJECTED');
-    expect((await signIn(challenges[CAPS.MAX_CHALLENGES_PER_WALLET])).status).toBe(200);
   });
 });

@@ -210,6 +210,48 @@ describe('an x402 top-up', () => {
     expect(await usdcOf(p.address)).toBe(5n * USDC);
   });
 
+  it('refuses a top-up below MIN_TOP_UP_USDC with INVALID_BET_AMOUNT and details.minimum, paid or not, and nothing moves', async () => {
+    const p = await payer(5);
+    expect(svc.config.MIN_TOP_UP_USDC).toBe('1');
+    const offer = await topUp(p, 1);
+    const payment = await pay(p.signer, offer);
+    const feePayerSol = async () => (await svc.wiring.rpc.getBalance(address(offer.body.accepts[0].extra.feePayer)).send()).value;
+    const feePayer = await feePayerSol();
+    for (const small of [0.000001, 0.5, 0.999999, '0.999999']) {
+      for (const header of [undefined, payment]) {
+        const res = await topUp(p, small, header);
+        expect(res.status, String(small)).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'INVALID_BET_AMOUNT', details: { minimum: 1 } });
+        expect(res.body.error.message).toMatch(/at least 1 USDC/);
+        expect(res.body.accepts).toBeUndefined();
+      }
+    }
+    expect(await feePayerSol()).toBe(feePayer);
+    expect(await balanceOf(p)).toBe(0);
+    expect(await usdcOf(p.address)).toBe(5n * USDC);
+    // The minimum itself is a top-up like any other.
+    const paid = await topUp(p, 1, payment);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(await balanceOf(p)).toBe(1);
+  });
+
+  it("reports the fee payer's SOL in /metrics, with its alert threshold, and in /ready; a top-up spends from it", async () => {
+    const p = await payer(5);
+    const offer = await topUp(p, 1);
+    const feePayer = address(offer.body.accepts[0].extra.feePayer);
+    const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await fetch(`${svc.apiUrl}/metrics`)).text())?.[1]);
+    const onChain = async () => Number((await svc.wiring.rpc.getBalance(feePayer, { commitment: 'confirmed' }).send()).value);
+    const before = await metric('pfws_fee_payer_lamports');
+    expect(before).toBe(await onChain());
+    expect(await metric('pfws_fee_payer_min_lamports')).toBe(svc.config.FEE_PAYER_MIN_LAMPORTS);
+    expect((await topUp(p, 1, await pay(p.signer, offer))).status).toBe(200);
+    const after = await metric('pfws_fee_payer_lamports');
+    expect(after).toBe(await onChain());
+    expect(after).toBeLessThan(before);
+    const ready = await http('GET', `${svc.apiUrl}/ready`);
+    expect(ready.body.checks.x402FeePayer).toMatchObject({ status: 'ok' });
+  });
+
   it('reports a settle failure after a passing verify as X402_PAYMENT_SETTLEMENT_FAILED, with nothing moved', async () => {
     const p = await payer(2);
     const sink = await payer(1);
@@ -245,16 +287,19 @@ describe('an x402 top-up', () => {
     const p = await payer(2);
     const payment = await pay(p.signer, await topUp(p, 1));
     const { deps } = svc.wiring.topUps;
+    const { computeBudget } = deps.x402.options;
     const unreachable = new X402Payments({
       network,
       usdcMint: svc.wiring.setup.usdcMint,
       payTo: svc.wiring.setup.vaultAuthority,
+      computeBudget,
       facilitator: facilitatorFromConfig({
         network,
         url: 'http://127.0.0.1:9',
         rpcUrl: svc.rpcUrl,
         feePayer: () => svc.wiring.operator.ack.signer,
         timeoutMs: 2_000,
+        computeBudget,
       }),
     });
     const base = await appWith(new TopUps({ ...deps, x402: unreachable }));

@@ -55,11 +55,13 @@ const kinds = (c: { items: { kind: string; wallet?: string; amount?: bigint }[] 
 describe('x402 crediting', () => {
   it('credits a settled x402 top-up to its payer, keyed by the transfer, which the old rule left unattributed', async () => {
     const network = x402NetworkOf('localnet');
+    const svcBudget = { maxUnitLimit: 40_000, maxUnitPriceMicroLamports: 50_000n };
     const x402 = new X402Payments({
       network,
       usdcMint: m.setup.usdcMint,
       payTo: m.setup.vaultAuthority,
-      facilitator: () => embeddedFacilitator({ network, rpcUrl: m.url, feePayer: m.feePayer.signer }),
+      facilitator: () => embeddedFacilitator({ network, rpcUrl: m.url, feePayer: m.feePayer.signer, computeBudget: svcBudget }),
+      computeBudget: svcBudget,
     });
     const wallet = await fundedWallet(m, 5n * USDC);
     const offer = await x402.offer({ amount: 4n * USDC, wallet: wallet.address, resourceUrl: 'http://localhost/x' });

@@ -5,7 +5,22 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { getBase64Encoder, getTransactionDecoder, signature as toSignature, type KeyPairSigner } from '@solana/kit';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransactionMessageWithSigners,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signature as toSignature,
+  type Instruction,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getTransferCheckedInstruction } from '@solana-program/token';
 import { x402Client } from '@x402/core/client';
 import { x402HTTPClient } from '@x402/core/http';
@@ -21,6 +36,8 @@ import { X402Error, X402Payments, embeddedFacilitator, facilitatorFromConfig, x4
 import { USDC, fundedWallet, solOf, startMoneyNet, tokenBalance, usdcOf, type MoneyNet } from './money-net.ts';
 
 const network = x402NetworkOf('localnet');
+/** The configured defaults (X402_MAX_CU_LIMIT, X402_MAX_CU_PRICE_MICROLAMPORTS). */
+const BUDGET = { maxUnitLimit: 40_000, maxUnitPriceMicroLamports: 50_000n };
 let m: MoneyNet;
 let redis: Redis;
 const prefix = `test-x402-${randomBytes(6).toString('hex')}`;
@@ -36,8 +53,8 @@ afterAll(async () => {
   await m?.dispose();
 });
 
-function payments(facilitator = () => embeddedFacilitator({ network, rpcUrl: m.url, feePayer: m.feePayer.signer })): X402Payments {
-  return new X402Payments({ network, usdcMint: m.setup.usdcMint, payTo: m.setup.vaultAuthority, facilitator });
+function payments(facilitator = () => embeddedFacilitator({ network, rpcUrl: m.url, feePayer: m.feePayer.signer, computeBudget: BUDGET })): X402Payments {
+  return new X402Payments({ network, usdcMint: m.setup.usdcMint, payTo: m.setup.vaultAuthority, facilitator, computeBudget: BUDGET });
 }
 
 /** The Redis guard the route will use, under this test's prefix. */
@@ -75,6 +92,37 @@ async function recordingRpc(target: string): Promise<{ url: string; methods: Set
 
 const encode = (payload: unknown) => Buffer.from(JSON.stringify(payload)).toString('base64');
 
+/**
+ * A payment for `offer`, signed by the wallet like the stock client's, but whose transaction sets the compute budget
+ * given (`units` null: no SetComputeUnitLimit at all).
+ */
+async function payWithBudget(wallet: KeyPairSigner, offer: { header: string }, budget: { units: number | null; microLamports: bigint }) {
+  const { payload } = await pay(wallet, offer);
+  const accepted = payload.accepted;
+  const { value: blockhash } = await m.rpc.getLatestBlockhash().send();
+  const instructions: Instruction[] = [
+    ...(budget.units === null ? [] : [getSetComputeUnitLimitInstruction({ units: budget.units })]),
+    getSetComputeUnitPriceInstruction({ microLamports: budget.microLamports }),
+    getTransferCheckedInstruction({
+      source: await ataOf(wallet.address, m.setup.usdcMint),
+      mint: m.setup.usdcMint,
+      destination: m.setup.vaultTokenAccount,
+      authority: wallet,
+      amount: BigInt(accepted.amount),
+      decimals: 6,
+    }),
+    { programAddress: address(MEMO_PROGRAM_ID), accounts: [], data: new TextEncoder().encode(String(accepted.extra.memo)) },
+  ];
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (tx) => setTransactionMessageFeePayer(address(String(accepted.extra.feePayer)), tx),
+    (tx) => setTransactionMessageLifetimeUsingBlockhash(blockhash, tx),
+    (tx) => appendTransactionMessageInstructions(instructions, tx),
+  );
+  const transaction = getBase64EncodedWireTransaction(await partiallySignTransactionMessageWithSigners(message));
+  return { ...payload, payload: { transaction } };
+}
+
 async function rejection(promise: Promise<unknown>): Promise<X402Error> {
   const err = await promise.then(
     () => null,
@@ -88,7 +136,7 @@ describe('x402 top-up', () => {
   it('settles a payload from the stock client into the vault, fees paid by the x402 fee payer', async () => {
     const clientRpc = await recordingRpc(m.url);
     const facilitatorRpc = await recordingRpc(m.url);
-    const x402 = payments(() => embeddedFacilitator({ network, rpcUrl: facilitatorRpc.url, feePayer: m.feePayer.signer }));
+    const x402 = payments(() => embeddedFacilitator({ network, rpcUrl: facilitatorRpc.url, feePayer: m.feePayer.signer, computeBudget: BUDGET }));
     const wallet = await fundedWallet(m, 10n * USDC);
     const amount = 2_500_000n;
     const offer = await x402.offer({ amount, wallet: wallet.address, resourceUrl: 'http://localhost/api/protocol/v1/player/x402-deposit' });
@@ -166,6 +214,44 @@ describe('x402 top-up', () => {
 
     expect(await tokenBalance(m.rpc, m.setup.vaultTokenAccount)).toBe(vault);
     expect(await usdcOf(m, wallet.address)).toBe(10n * USDC);
+  });
+
+  it('refuses a payment asking the fee payer for more than the configured compute budget, before anything is verified or sent', async () => {
+    const facilitatorRpc = await recordingRpc(m.url);
+    const x402 = payments(() => embeddedFacilitator({ network, rpcUrl: facilitatorRpc.url, feePayer: m.feePayer.signer, computeBudget: BUDGET }));
+    const wallet = await fundedWallet(m, 10n * USDC);
+    const offerFor = () => x402.offer({ amount: USDC, wallet: wallet.address, resourceUrl: 'http://localhost/x' });
+    const vault = await tokenBalance(m.rpc, m.setup.vaultTokenAccount);
+    const feePayerSol = await solOf(m, m.feePayer.signer.address);
+    const claimed: string[] = [];
+    const claim = async (fingerprint: string) => {
+      claimed.push(fingerprint);
+      return redisClaim(fingerprint);
+    };
+    const cases: [{ units: number | null; microLamports: bigint }, RegExp, Record<string, unknown>][] = [
+      // A priority fee 10× the price allowed (the facilitator's own limit used to let 20× through).
+      [{ units: 20_000, microLamports: 500_000n }, /compute-unit price 500000/, { computeUnitLimit: 20_000, computeUnitPriceMicroLamports: '500000' }],
+      [{ units: 45_000, microLamports: 1n }, /compute-unit limit 45000/, { computeUnitLimit: 45_000, computeUnitPriceMicroLamports: '1' }],
+      // No limit: the runtime's default of 200,000 units per instruction would apply.
+      [{ units: null, microLamports: 1n }, /no compute-unit limit/, { computeUnitLimit: null }],
+    ];
+    for (const [budget, why, details] of cases) {
+      const payment = await payWithBudget(wallet, await offerFor(), budget);
+      const err = await rejection(x402.settle({ payment: encode(payment), amount: USDC, wallet: wallet.address, claim }));
+      expect([err.code, err.reason, err.status]).toEqual(['X402_PAYMENT_VERIFICATION_FAILED', 'compute_budget_exceeded', 402]);
+      expect(err.message).toMatch(why);
+      expect(err.details).toMatchObject({ ...details, maxComputeUnitLimit: 40_000, maxComputeUnitPriceMicroLamports: '50000' });
+    }
+    // Nothing was simulated, signed or sent, claimed, paid or moved.
+    expect([...facilitatorRpc.methods]).toEqual([]);
+    expect(claimed).toEqual([]);
+    expect(await solOf(m, m.feePayer.signer.address)).toBe(feePayerSol);
+    expect(await tokenBalance(m.rpc, m.setup.vaultTokenAccount)).toBe(vault);
+    // At the limits exactly, the same kind of payment settles.
+    const within = await payWithBudget(wallet, await offerFor(), { units: 40_000, microLamports: 50_000n });
+    expect((await x402.settle({ payment: encode(within), amount: USDC, wallet: wallet.address, claim })).payer).toBe(wallet.address);
+    expect(await tokenBalance(m.rpc, m.setup.vaultTokenAccount)).toBe(vault + USDC);
+    await facilitatorRpc.close();
   });
 
   it('refuses a payer other than the session wallet (403), and an offer made for another wallet', async () => {
@@ -290,7 +376,7 @@ describe('x402 top-up', () => {
 
   it('settles through a remote facilitator named by X402_FACILITATOR_URL', async () => {
     // A facilitator service on HTTP (/supported, /verify, /settle), as a remote one would be.
-    const inner = embeddedFacilitator({ network, rpcUrl: m.url, feePayer: m.feePayer.signer });
+    const inner = embeddedFacilitator({ network, rpcUrl: m.url, feePayer: m.feePayer.signer, computeBudget: BUDGET });
     const server = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -313,7 +399,7 @@ describe('x402 top-up', () => {
       const noKeyHere = () => {
         throw new Error('the fee payer key is not on this host');
       };
-      const x402 = payments(facilitatorFromConfig({ network, url, rpcUrl: m.url, feePayer: noKeyHere }));
+      const x402 = payments(facilitatorFromConfig({ network, url, rpcUrl: m.url, feePayer: noKeyHere, computeBudget: BUDGET }));
       const wallet = await fundedWallet(m, 5n * USDC);
       const { header } = await pay(wallet, await x402.offer({ amount: 3n * USDC, wallet: wallet.address, resourceUrl: 'http://localhost/x' }));
       const vault = await tokenBalance(m.rpc, m.setup.vaultTokenAccount);
@@ -335,7 +421,7 @@ describe('x402 top-up', () => {
     mkdirSync(pubOnlyDir, { recursive: true });
     writeFileSync(`${pubOnlyDir}/x402.pub`, m.feePayer.publicKey);
     const pubOnly = await loadOperatorKey(pubOnlyDir, 'x402', false);
-    const keyless = payments(facilitatorFromConfig({ network, rpcUrl: m.url, feePayer: () => pubOnly.signer }));
+    const keyless = payments(facilitatorFromConfig({ network, rpcUrl: m.url, feePayer: () => pubOnly.signer, computeBudget: BUDGET }));
     const noKey = await rejection(keyless.offer(offer));
     expect([noKey.code, noKey.reason, noKey.status]).toEqual(['X402_CONFIG_ERROR', 'fee_payer_unavailable', 500]);
 
@@ -344,7 +430,9 @@ describe('x402 top-up', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const unreachable = payments(facilitatorFromConfig({ network, url: deadUrl, rpcUrl: m.url, feePayer: () => m.feePayer.signer, timeoutMs: 2_000 }));
+    const unreachable = payments(
+      facilitatorFromConfig({ network, url: deadUrl, rpcUrl: m.url, feePayer: () => m.feePayer.signer, timeoutMs: 2_000, computeBudget: BUDGET }),
+    );
     expect((await rejection(unreachable.offer(offer))).reason).toBe('facilitator_unavailable');
     const { payload } = await pay(wallet, await payments().offer(offer));
     expect((await rejection(unreachable.settle({ payment: encode(payload), amount: USDC, wallet: wallet.address, claim: redisClaim }))).code).toBe(
@@ -352,14 +440,16 @@ describe('x402 top-up', () => {
     );
 
     // A facilitator for another network than the service's.
-    const wrongNetwork = payments(() => embeddedFacilitator({ network: x402NetworkOf('testnet'), rpcUrl: m.url, feePayer: m.feePayer.signer }));
+    const wrongNetwork = payments(() =>
+      embeddedFacilitator({ network: x402NetworkOf('testnet'), rpcUrl: m.url, feePayer: m.feePayer.signer, computeBudget: BUDGET }),
+    );
     expect((await rejection(wrongNetwork.offer(offer))).reason).toBe('facilitator_unsupported');
 
     // A transient failure is not remembered: the same instance works once its facilitator does.
     let broken = true;
     const flaky = payments(() => {
       if (broken) throw new Error('not yet');
-      return embeddedFacilitator({ network, rpcUrl: m.url, feePayer: m.feePayer.signer });
+      return embeddedFacilitator({ network, rpcUrl: m.url, feePayer: m.feePayer.signer, computeBudget: BUDGET });
     });
     expect((await rejection(flaky.offer(offer))).code).toBe('X402_CONFIG_ERROR');
     broken = false;
