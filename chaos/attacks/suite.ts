@@ -16,6 +16,8 @@ import { lpAroundIdleTickets, lpAroundOpenBets } from './rounds/lp-price.ts';
 import { holdExposure } from './rounds/exposure.ts';
 import { backlogAheadOfOthers, dustWithdrawals, rentFromTheKeeper } from './rounds/withdrawals.ts';
 import { idempotencyKeyReuse, lpRoundTrips } from './rounds/small.ts';
+import { agentKeyOnRest, revokedToken, strangerVoidsChallenge } from './rounds/sign-in.ts';
+import { computeBudgetPayments, dustTopUps } from './rounds/x402.ts';
 
 export interface AttackContext {
   target: Target;
@@ -42,8 +44,13 @@ export const ATTEMPTS: Attempt[] = [
   { finding: 3, attack: 'dust withdrawals below the minimum', run: dustWithdrawals },
   { finding: 3, attack: 'withdrawals to a closed USDC account (keeper rent)', run: rentFromTheKeeper },
   { finding: 3, attack: "one wallet's withdrawal backlog ahead of another's", run: backlogAheadOfOthers },
+  { finding: 4, attack: 'x402 top-ups below the minimum', run: dustTopUps },
+  { finding: 4, attack: 'x402 payments asking the fee payer for a huge compute budget', run: computeBudgetPayments },
   { finding: 5, attack: 'LP round trips for rounding', run: lpRoundTrips },
   { finding: 5, attack: 'Idempotency-Key reused with another amount', run: idempotencyKeyReuse },
+  { finding: 5, attack: "a stranger voiding a wallet's sign-in challenge", run: strangerVoidsChallenge },
+  { finding: 5, attack: "the agent's service-held key on REST", run: agentKeyOnRest },
+  { finding: 5, attack: 'a revoked bearer token', run: revokedToken },
 ];
 
 export interface RunOptions {
