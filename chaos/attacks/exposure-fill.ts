@@ -53,4 +53,5 @@ export async function hardTicketStake(target: Target): Promise<bigint> {
 export const staked = (bets: readonly OpenBet[]): bigint => bets.reduce((n, b) => n + b.wager, 0n);
 
 /** The reveal deadline an ack signed, in seconds from the commit. */
-export const deadlineSeconds = (b: Pick<OpenBet, 'committedAt' | 'revealDeadline'>): number => (Date.parse(b.revealDeadline) - Date.parse(b.committedAt)) / 1000;
+export const deadlineSeconds = (b: Pick<OpenBet, 'committedAt' | 'revealDeadline'>): number =>
+  (Date.parse(b.revealDeadline) - Date.parse(b.committedAt)) / 1000;

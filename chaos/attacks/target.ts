@@ -82,9 +82,7 @@ export class Target {
 
   /** Every transaction of the keeper's address after `since` (exclusive), oldest first, as they landed. */
   async keeperHistory(since: string | null): Promise<{ signature: string; failed: boolean }[]> {
-    const sigs = await this.rpc
-      .getSignaturesForAddress(this.config.vaultAuthority, { limit: 1000, ...(since ? { until: toSignature(since) } : {}) })
-      .send();
+    const sigs = await this.rpc.getSignaturesForAddress(this.config.vaultAuthority, { limit: 1000, ...(since ? { until: toSignature(since) } : {}) }).send();
     return sigs.map((s) => ({ signature: s.signature as string, failed: s.err !== null })).reverse();
   }
 

@@ -103,7 +103,11 @@ export async function lpAroundIdleTickets(ctx: AttackContext, r: AttackResult): 
   r.notes.push(
     `${opened.length - refused.length} idle hard tickets of ${usdc(stake)} USDC (full board ${usdc((stake * 2_534_400n) / 10_000n)} each${refused.length ? `; ${refused.length} refused: ${JSON.stringify(refused[0]!.body)}` : ''}); open exposure ${usdc(held.openExposure)} (the issue's run: 795 USDC of them filled maxExposure)`,
   );
-  r.checks.push({ name: 'idle tickets hold no exposure and do not move NAV', held: held.openExposure === 0n && held.nav === houseBefore.nav, detail: `exposure ${usdc(held.openExposure)}, NAV ${usdc(houseBefore.nav)} → ${usdc(held.nav)}` });
+  r.checks.push({
+    name: 'idle tickets hold no exposure and do not move NAV',
+    held: held.openExposure === 0n && held.nav === houseBefore.nav,
+    detail: `exposure ${usdc(held.openExposure)}, NAV ${usdc(houseBefore.nav)} → ${usdc(held.nav)}`,
+  });
 
   const trip = await enterPool(target, lp, usd(profile.lpIdleDeposit));
   const stillOpen = await Promise.all(openers.map(async (w) => (await w.get('/protocol/v1/sweeper/session')).body.activeTicket !== null));

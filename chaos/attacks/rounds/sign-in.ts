@@ -35,7 +35,7 @@ export async function strangerVoidsChallenge(ctx: AttackContext, r: AttackResult
   });
   const body = (await res.json()) as { error?: { code?: string } };
   r.checks.push({
-    name: "the owner signs in with its challenge after a stranger asked for more for its wallet",
+    name: 'the owner signs in with its challenge after a stranger asked for more for its wallet',
     held: res.status === 200,
     detail: `${strangers} challenges asked by a stranger, then the owner's sign-in: ${res.status} ${body.error?.code ?? ''}`.trim(),
   });

@@ -34,7 +34,9 @@ async function timedWithdrawal(w: Attacker, key: string): Promise<{ id: string; 
   const res = await w.withdraw(1, key);
   if (res.status !== 200) throw new Error(`withdraw: ${res.status} ${JSON.stringify(res.body)}`);
   const id = res.body.withdrawal.id as string;
-  const done = await within(PAYOUT_TIMEOUT_MS, async () => (await w.status()).withdrawals.find((x: { id: string; status: string }) => x.id === id && x.status === 'finalized'));
+  const done = await within(PAYOUT_TIMEOUT_MS, async () =>
+    (await w.status()).withdrawals.find((x: { id: string; status: string }) => x.id === id && x.status === 'finalized'),
+  );
   if (!done) throw new Error(`withdrawal ${id} was not finalized within ${PAYOUT_TIMEOUT_MS} ms`);
   return { id, seconds: (Date.now() - t0) / 1000, signature: done.signature };
 }
@@ -62,7 +64,9 @@ export async function dustWithdrawals(ctx: AttackContext, r: AttackResult): Prom
     held: status.withdrawals.length === 0 && keeperSpent.sends === 0 && keeperSpent.lost === 0n,
     detail: `${status.withdrawals.length} withdrawals, ${keeperSpent.sends} keeper transactions, keeper SOL −${keeperSpent.lost} lamports`,
   });
-  r.notes.push(`the issue's run: 300 dust withdrawals (0.0003 USDC in all) each cost the keeper a transaction and delayed another user's payout from 0.4 s to 38 s`);
+  r.notes.push(
+    `the issue's run: 300 dust withdrawals (0.0003 USDC in all) each cost the keeper a transaction and delayed another user's payout from 0.4 s to 38 s`,
+  );
   const cost = spent(before, await holdings([w]));
   r.cost = { usdcMicro: cost.usdcMicro, lamports: cost.lamports };
   r.gain.lamports = keeperSpent.lost;
@@ -101,7 +105,8 @@ export async function rentFromTheKeeper(ctx: AttackContext, r: AttackResult): Pr
     await w.openUsdcAccount();
   }
   const keeperSpent = await target.keeperSpend(keeper);
-  if (outcomes.length) r.notes.push(`${outcomes.length} accounts closed right after asking: ${outcomes.map((o) => (o === 'finalized' ? 'paid before the close' : o)).join(', ')}`);
+  if (outcomes.length)
+    r.notes.push(`${outcomes.length} accounts closed right after asking: ${outcomes.map((o) => (o === 'finalized' ? 'paid before the close' : o)).join(', ')}`);
   r.notes.push(
     `the keeper sent ${keeperSpent.sends} transactions for ${keeperSpent.fees} lamports of fees, and paid ${keeperSpent.beyondFees} lamports beyond fees (the issue's run: about 0.002 SOL of account rent per cycle)`,
   );
@@ -134,7 +139,8 @@ export async function backlogAheadOfOthers(ctx: AttackContext, r: AttackResult):
     `one wallet queued ${profile.backlog} withdrawals of 1 USDC in ${queuedIn.toFixed(1)} s; ${unpaid} were still unpaid when another wallet asked for 1 USDC`,
     `that payout landed after ${ahead} of the backlog's, in ${victimPayout.seconds.toFixed(1)} s (alone: ${baseline.seconds.toFixed(1)} s); the issue's run: 0.4 s → 38 s behind 300 dust withdrawals`,
   );
-  if (ahead < 0 || ahead > FAIR_AHEAD) r.blocked = `another wallet's payout waited behind ${ahead} of one wallet's ${unpaid} queued payouts (fair: at most ${FAIR_AHEAD})`;
+  if (ahead < 0 || ahead > FAIR_AHEAD)
+    r.blocked = `another wallet's payout waited behind ${ahead} of one wallet's ${unpaid} queued payouts (fair: at most ${FAIR_AHEAD})`;
   r.gain.delaySec = Math.max(0, victimPayout.seconds - baseline.seconds);
   await settled(heavy);
   const keeperSpent = await target.keeperSpend(keeper);

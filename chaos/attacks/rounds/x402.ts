@@ -110,7 +110,9 @@ export async function dustTopUps(ctx: AttackContext, r: AttackResult): Promise<v
   for (const amount of [0.000001, 0.5, '0.999999']) {
     for (const header of [undefined, payment]) answers.push({ amount, paid: header !== undefined, res: await topUp(w, amount, header) });
   }
-  const wrong = answers.filter((a) => a.res.status !== 400 || a.res.body?.error?.code !== 'INVALID_BET_AMOUNT' || typeof a.res.body.error.details?.minimum !== 'number');
+  const wrong = answers.filter(
+    (a) => a.res.status !== 400 || a.res.body?.error?.code !== 'INVALID_BET_AMOUNT' || typeof a.res.body.error.details?.minimum !== 'number',
+  );
   r.checks.push({
     name: 'a top-up below the minimum is refused with INVALID_BET_AMOUNT and the minimum in details, paid or not',
     held: wrong.length === 0,
@@ -180,11 +182,8 @@ export async function computeBudgetPayments(ctx: AttackContext, r: AttackResult)
     held: after.usdcMicro === before.usdcMicro && micro((await w.status()).balance) === 0n,
     detail: `payer's USDC ${after.usdcMicro - before.usdcMicro} micro, balance ${(await w.status()).balance}`,
   });
-  r.notes.push(
-    `${cases.length} payments of 1 USDC asked the fee payer for ${asked} lamports of priority fees in all; it lost ${feePayerLost} lamports`,
-  );
+  r.notes.push(`${cases.length} payments of 1 USDC asked the fee payer for ${asked} lamports of priority fees in all; it lost ${feePayerLost} lamports`);
   r.gain.lamports = feePayerLost;
   const cost = spent(before, after);
   r.cost = { usdcMicro: cost.usdcMicro, lamports: cost.lamports };
 }
-
