@@ -39,13 +39,17 @@ export const describeRefusal = (r: Refusal): string => `${r.status} ${r.code ?? 
  * Sends a request again while it answers 503: the service wrote nothing (README, SERVICE_UNAVAILABLE) and asks the
  * client to retry, which a loaded machine makes happen.
  */
-async function retrying503<T extends { status: number }>(send: () => Promise<T>, attempts = 20): Promise<T> {
+async function retrying503<T extends { status: number }>(what: string, send: () => Promise<T>, attempts = 20): Promise<T> {
   for (let i = 1; ; i++) {
     const res = await send();
     if (res.status !== 503 || i >= attempts) return res;
+    unavailable.push(what);
     await sleep(250 * Math.min(i, 8));
   }
 }
+
+/** Every request the service answered 503 (and the attacker sent again), as `METHOD path`, oldest first. */
+export const unavailable: string[] = [];
 
 export class Attacker extends Player {
   constructor(readonly target: Target) {
@@ -53,11 +57,11 @@ export class Attacker extends Player {
   }
 
   override get<T = any>(path: string) {
-    return retrying503(() => super.get<T>(path));
+    return retrying503(`GET ${path.split('?')[0]}`, () => super.get<T>(path));
   }
 
   override post<T = any>(path: string, body: unknown = {}) {
-    return retrying503(() => super.post<T>(path, body));
+    return retrying503(`POST ${path}`, () => super.post<T>(path, body));
   }
 
   /** A fresh wallet with `usdc` and `sol` from the dev faucet, signed in; with `arcade`, that much deposited to play. */
@@ -186,7 +190,7 @@ export class Attacker extends Player {
   }
 
   withdraw(amount: unknown, idempotencyKey?: string): Promise<{ status: number; body: any }> {
-    return retrying503(async () => {
+    return retrying503('POST /protocol/v1/player/withdraw', async () => {
       const res = await fetch(`${this.api}/protocol/v1/player/withdraw`, {
         method: 'POST',
         headers: {

@@ -20,6 +20,15 @@ export function unexplainedLpGain(x: { deposit: bigint; shares: bigint; paid: bi
   return ceilDiv((x.paid - x.deposit) * denominator - x.shares * x.gameNetDelta, denominator);
 }
 
+/**
+ * What rounding may cost an LP's round trip, micro-USDC: a share's price rounded up, and one more (a deposit rounds its
+ * shares down, a redemption its payout).
+ */
+export async function roundingTolerance(target: Target): Promise<bigint> {
+  const [house, supply] = await Promise.all([target.house(), target.lpSupply()]);
+  return (house.nav + supply - 1n) / supply + 1n;
+}
+
 /** What a set of wallets holds: USDC (on-chain and in the arcade) and SOL. */
 export interface Holdings {
   usdcMicro: bigint;

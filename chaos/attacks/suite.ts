@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { freePort } from '../ports.ts';
 import { ServiceProcess } from '../service-process.ts';
-import type { Attacker } from './attacker.ts';
+import { type Attacker, unavailable } from './attacker.ts';
 import type { AttackProfile } from './profiles.ts';
 import { emptyResult, passed, type AttackReport, type AttackResult } from './report.ts';
 import { Target } from './target.ts';
@@ -123,6 +123,7 @@ export async function runAttacks(options: RunOptions): Promise<AttackReport> {
         return extra;
       };
       const started = Date.now();
+      const unavailableBefore = unavailable.length;
       log(`finding ${attempt.finding}: ${attempt.attack}`);
       try {
         await attempt.run(ctx, result, also);
@@ -130,6 +131,11 @@ export async function runAttacks(options: RunOptions): Promise<AttackReport> {
         result.error = (err as Error).stack ?? String(err);
       }
       result.durationMs = Date.now() - started;
+      const retried = unavailable.slice(unavailableBefore);
+      if (retried.length) {
+        const paths = [...new Set(retried)].map((p) => `${retried.filter((x) => x === p).length}× ${p}`);
+        result.notes.push(`the service answered 503 (Redis too slow on a loaded machine) to ${retried.length} requests, sent again as it asks: ${paths.join(', ')}`);
+      }
       for (const extra of more) extra.durationMs = result.durationMs;
       report.results.push(result, ...more);
     }

@@ -5,7 +5,7 @@ import { formatMicro, MICRO_PER_USDC } from '../../../protocol/money.ts';
 import { sweeperPayout, sweeperTurnExposure } from '../../../protocol/sweeper.ts';
 import { Attacker, describeRefusal, isRefusal, type OpenBet, wallets } from '../attacker.ts';
 import { deadlineSeconds, fillWithDice, hardTicketStake, staked } from '../exposure-fill.ts';
-import { enterPool, holdings, redeemed, spent, unexplainedLpGain } from '../fair.ts';
+import { enterPool, holdings, redeemed, roundingTolerance, spent, unexplainedLpGain } from '../fair.ts';
 import { usdc, type AttackResult } from '../report.ts';
 import type { Attempt, AttackContext } from '../suite.ts';
 import { within } from '../target.ts';
@@ -93,6 +93,7 @@ export async function holdAllExposure(ctx: AttackContext, r: AttackResult, also:
   r.notes.push(...bystander.notes);
   if (bystander.refused.length) r.blocked = `a bystander was refused: ${bystander.refused.join('; ')}`;
 
+  const tolerance = await roundingTolerance(target);
   const usdcBefore = await honest.usdcMicro();
   const gameNetAfter = (await target.house()).gameNet;
   await honest.lpRedeem(honestTrip.shares);
@@ -102,7 +103,7 @@ export async function holdAllExposure(ctx: AttackContext, r: AttackResult, also:
     const unexplained = unexplainedLpGain({ ...honestTrip, paid: exit.paid, gameNetDelta: gameNetAfter - honestTrip.gameNetBefore });
     r.checks.push({
       name: 'an honest LP leaving while the exposure is held is paid its fair value',
-      held: unexplained >= -2n,
+      held: unexplained >= -tolerance,
       detail: `paid ${usdc(exit.paid)} for ${usdc(honestTrip.deposit)} in ${exit.seconds.toFixed(1)} s (beyond fair outcomes: ${usdc(unexplained)})`,
     });
   }

@@ -5,7 +5,7 @@
 import { formatMicro, MICRO_PER_USDC } from '../../../protocol/money.ts';
 import { Attacker, wallets } from '../attacker.ts';
 import { deadlineSeconds, fillWithDice, hardTicketStake, staked } from '../exposure-fill.ts';
-import { enterPool, holdings, redeemed, spent, unexplainedLpGain } from '../fair.ts';
+import { enterPool, holdings, redeemed, roundingTolerance, spent, unexplainedLpGain } from '../fair.ts';
 import { usdc, type AttackResult } from '../report.ts';
 import type { AttackContext } from '../suite.ts';
 import { within, type Target } from '../target.ts';
@@ -23,12 +23,6 @@ async function leavePool(target: Target, w: Attacker, trip: Awaited<ReturnType<t
   const gameNetDelta = gameNetAfter - trip.gameNetBefore;
   return { ...out, gameNetDelta, unexplained: unexplainedLpGain({ ...trip, paid: out.paid, gameNetDelta }) };
 }
-
-/** A share's price in micro-USDC, rounded up: what one share's rounding may cost a round trip. */
-const sharePriceCeil = async (target: Target): Promise<bigint> => {
-  const [house, supply] = await Promise.all([target.house(), target.lpSupply()]);
-  return (house.nav + supply - 1n) / supply;
-};
 
 export async function lpAroundOpenBets(ctx: AttackContext, r: AttackResult): Promise<void> {
   const { target, profile } = ctx;
@@ -57,7 +51,7 @@ export async function lpAroundOpenBets(ctx: AttackContext, r: AttackResult): Pro
   });
 
   // The honest LP leaves while the bets are open (the issue's run paid 809 of 1,000 USDC).
-  const tolerance = (await sharePriceCeil(target)) + 1n;
+  const tolerance = await roundingTolerance(target);
   const honestOut = await leavePool(target, honest, honestTrip);
   if (!honestOut) r.blocked = `an honest LP's exit of ${profile.honestLpDeposit} USDC was not paid within ${REDEEM_TIMEOUT_MS / 1000} s`;
   else {
@@ -98,7 +92,10 @@ export async function lpAroundIdleTickets(ctx: AttackContext, r: AttackResult): 
   const houseBefore = await target.house();
 
   const opened = await Promise.all(openers.map((w) => w.openTicket('hard', formatMicro(stake))));
-  const refused = opened.filter((o) => o.status !== 200);
+  // An open answered 503 and sent again may find its own ticket opened after all: ticket_active names it.
+  const adopted = opened.filter((o) => o.body?.error?.details?.reason === 'ticket_active').length;
+  if (adopted) r.notes.push(`${adopted} opens answered ticket_active for the wallet's own ticket: an earlier try answered 503 yet opened it`);
+  const refused = opened.filter((o) => o.status !== 200 && o.body?.error?.details?.reason !== 'ticket_active');
   const held = await target.house();
   r.notes.push(
     `${opened.length - refused.length} idle hard tickets of ${usdc(stake)} USDC (full board ${usdc((stake * 2_534_400n) / 10_000n)} each${refused.length ? `; ${refused.length} refused: ${JSON.stringify(refused[0]!.body)}` : ''}); open exposure ${usdc(held.openExposure)} (the issue's run: 795 USDC of them filled maxExposure)`,
