@@ -134,7 +134,9 @@ export async function runAttacks(options: RunOptions): Promise<AttackReport> {
       const retried = unavailable.slice(unavailableBefore);
       if (retried.length) {
         const paths = [...new Set(retried)].map((p) => `${retried.filter((x) => x === p).length}× ${p}`);
-        result.notes.push(`the service answered 503 (Redis too slow on a loaded machine) to ${retried.length} requests, sent again as it asks: ${paths.join(', ')}`);
+        result.notes.push(
+          `the service answered 503 (Redis too slow on a loaded machine) to ${retried.length} requests, sent again as it asks: ${paths.join(', ')}`,
+        );
       }
       for (const extra of more) extra.durationMs = result.durationMs;
       report.results.push(result, ...more);
