@@ -59,14 +59,14 @@ export const CI: AttackProfile = {
   honestLpDeposit: 1_000,
   gamblers: 2,
   gamblerUsdc: 2_000,
-  idleTicketWallets: 3,
-  holders: 4,
+  idleTicketWallets: 2,
+  holders: 3,
   holderUsdc: 2_000,
   dustRequests: 5,
   rentCycles: 2,
   rentRaces: 0,
   backlog: 64,
-  lpRoundTrips: 3,
+  lpRoundTrips: 2,
   ticketIdleMs: 5_000,
 };
 

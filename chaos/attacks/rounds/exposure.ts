@@ -43,17 +43,27 @@ async function bystanderPlays(ctx: AttackContext): Promise<{ refused: string[]; 
   return { refused, notes };
 }
 
-/** Holds what one wallet may: a hard ticket with a choice turn in flight, then 99x Dice bets until refused. */
+/**
+ * Holds what one wallet may: a hard ticket with a choice turn in flight, then 99x Dice bets until refused. A ticket or
+ * turn the service refuses is noted, not fatal: a house already full is what the bystander's plays then show.
+ */
 async function holdShare(ctx: AttackContext, w: Attacker, stake: bigint) {
   const opened = await w.openTicket('hard', formatMicro(stake));
-  if (opened.status !== 200) throw new Error(`ticket open: ${opened.status} ${JSON.stringify(opened.body)}`);
-  const ticketId = opened.body.ticket.id as string;
-  const before = await w.exposure();
-  const turn = await w.commitChoice(ticketId, 0, 0, stake);
-  if (isRefusal(turn)) throw new Error(`choice turn: ${describeRefusal(turn)}`);
-  const turnExposure = (await w.exposure()) - before;
+  let turn: OpenBet | null = null;
+  let turnExposure: bigint | null = null;
+  let refused: string | null = null;
+  if (opened.status !== 200) refused = `ticket open: ${opened.status} ${opened.body?.error?.details?.reason ?? opened.body?.error?.code}`;
+  else {
+    const before = await w.exposure();
+    const committed = await w.commitChoice(opened.body.ticket.id, 0, 0, stake);
+    if (isRefusal(committed)) refused = `choice turn: ${describeRefusal(committed)}`;
+    else {
+      turn = committed;
+      turnExposure = (await w.exposure()) - before;
+    }
+  }
   const dice = await fillWithDice(ctx.target, w);
-  return { w, ticketId, turn, turnExposure, ...dice };
+  return { w, turn, turnExposure, refused, ...dice };
 }
 
 export async function holdAllExposure(ctx: AttackContext, r: AttackResult, also: (finding: number, attack: string) => AttackResult): Promise<void> {
@@ -70,12 +80,15 @@ export async function holdAllExposure(ctx: AttackContext, r: AttackResult, also:
   for (let i = 0; i < holders.length; i += 5) held.push(...(await Promise.all(holders.slice(i, i + 5).map((w) => holdShare(ctx, w, stake)))));
   const house = await target.house();
   const bets = held.flatMap((h) => h.bets);
-  const turns = held.map((h) => h.turn);
+  const withTurn = held.flatMap((h) => (h.turn && h.turnExposure !== null ? [{ ...h, turn: h.turn, turnExposure: h.turnExposure }] : []));
+  const turns = withTurn.map((h) => h.turn);
   const all: OpenBet[] = [...bets, ...turns];
   const stops = [...new Set(held.map((h) => h.stoppedBy.reason ?? h.stoppedBy.code))];
   r.notes.push(
-    `${holders.length} wallets of ${profile.holderUsdc} USDC hold ${usdc(house.openExposure)} USDC of exposure, ${pct(house.openExposure, house.maxExposure)} of maxExposure ${usdc(house.maxExposure)}: ${held.length} hard-ticket turns and ${bets.length} 99x Dice bets, each wallet stopped by ${stops.join(', ')}`,
+    `${holders.length} wallets of ${profile.holderUsdc} USDC hold ${usdc(house.openExposure)} USDC of exposure, ${pct(house.openExposure, house.maxExposure)} of maxExposure ${usdc(house.maxExposure)}: ${turns.length} hard-ticket turns and ${bets.length} 99x Dice bets, each wallet stopped by ${stops.join(', ')}`,
   );
+  const refusals = held.flatMap((h) => (h.refused ? [h.refused] : []));
+  if (refusals.length) r.notes.push(`refused to holders: ${refusals.join('; ')}`);
 
   // What holding it costs: the house edge on its stakes, once per reveal deadline the acks signed.
   const short = all.filter((b) => deadlineSeconds(b) < DAY_S);
@@ -110,19 +123,22 @@ export async function holdAllExposure(ctx: AttackContext, r: AttackResult, also:
 
   const fullBoard = sweeperPayout(stake, 'hard', 8) - stake;
   const turnDeadlines = [...new Set(turns.map(deadlineSeconds))].map((d) => `${turns.filter((t) => deadlineSeconds(t) === d).length}× ${d} s`);
-  turnRow.notes.push(
-    `a hard ticket of ${usdc(stake)} USDC with its first choice turn committed and never revealed holds ${usdc(held[0]!.turnExposure)} USDC (the turn's increment; its full board would be ${usdc(fullBoard)}), counted in the wallet's share, until its reveal deadline (${turnDeadlines.join(', ')}: short once exposure is scarce)`,
-    `keeping it open costs the edge on ${usdc(stake)} once per deadline: ${usdc((stake * EDGE_BPS) / 10_000n)} USDC each time (the issue's run: the turn and its whole board held for 24 h)`,
-  );
+  if (withTurn[0]) {
+    turnRow.notes.push(
+      `a hard ticket of ${usdc(stake)} USDC with its first choice turn committed and never revealed holds ${usdc(withTurn[0].turnExposure)} USDC (the turn's increment; its full board would be ${usdc(fullBoard)}), counted in the wallet's share, until its reveal deadline (${turnDeadlines.join(', ')}: short once exposure is scarce)`,
+      `keeping it open costs the edge on ${usdc(stake)} once per deadline: ${usdc((stake * EDGE_BPS) / 10_000n)} USDC each time (the issue's run: the turn and its whole board held for 24 h)`,
+    );
+  }
   turnRow.checks.push({
     name: 'a choice turn in flight holds only its own increment',
-    held: held.every((h) => h.turnExposure === sweeperTurnExposure(stake, 'hard', 0)),
-    detail: held.map((h) => usdc(h.turnExposure)).join(', '),
+    held: withTurn.length > 0 && withTurn.every((h) => h.turnExposure === sweeperTurnExposure(stake, 'hard', 0)),
+    detail: withTurn.length ? withTurn.map((h) => usdc(h.turnExposure)).join(', ') : 'no turn was committed',
   });
 
   // The holders let go: every bet and turn revealed, won tickets cashed out.
   for (const h of held) {
     for (const bet of h.bets) await h.w.reveal(bet);
+    if (!h.turn) continue;
     const after = await h.w.revealTurn(h.turn);
     if (after.status === 'running') await h.w.cashOut(after.id);
   }
