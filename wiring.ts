@@ -354,7 +354,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
             engine: analyticsEngine,
             stream: JournalStream.of(redis, keys),
             lease: stores.shipper,
-            archive: { anchors: stores.anchors, bets: stores.bets, manifests: stores.manifests, progress: stores.shipper },
+            archive: { anchors: stores.anchors, manifests: stores.manifests, progress: stores.shipper },
             heartbeats: stores.heartbeats,
             clock,
             logger: workerLogger,

@@ -6,10 +6,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { Session, drainPending } from 'chdb';
-import { COMMON_SETTINGS, EngineError, insertStatement, type AnalyticsEngine, type Row } from './engine.ts';
+import { COMMON_SETTINGS, EngineError, insertTarget, type AnalyticsEngine, type Row } from './engine.ts';
 import type { SqlValue } from './sql.ts';
 import type { TableName } from './tables.ts';
 import { parseJsonEachRow } from './json-rows.ts';
+import { tsvRows } from './tsv.ts';
 
 export interface ChdbEngineOptions {
   /** Directory that holds the chDB data; created when missing. */
@@ -37,7 +38,7 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
   const database = options.database ?? 'default';
   if (!DATABASE_RE.test(database)) throw new EngineError(`invalid database name ${JSON.stringify(database)}`);
   mkdirSync(options.dataDir, { recursive: true });
-  const settings = { max_threads: options.maxThreads ?? 1, ...COMMON_SETTINGS };
+  const settings = { max_threads: options.maxThreads ?? 1, async_insert: 0, ...COMMON_SETTINGS };
   let session: Session;
   try {
     session = new Session(options.dataDir, { connectionArgs: Object.entries(settings).map(([k, v]) => `--${k}=${v}`) });
@@ -75,7 +76,14 @@ class ChdbEngine implements AnalyticsEngine {
 
   async insert(table: TableName, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.exec(insertStatement(table, columns, rows));
+    if (this.closed) throw new EngineError('chDB engine is closed');
+    const target = insertTarget(table, columns);
+    const values = Buffer.from(tsvRows(rows));
+    try {
+      await this.session.insert({ table: `${this.database}.${target.table}`, columns: target.columns, values, format: 'TabSeparated' });
+    } catch (err) {
+      throw new EngineError(`chDB: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   async settle(): Promise<void> {

@@ -194,6 +194,15 @@ export class AnchorStore {
     return replies.map((r) => (typeof r?.[1] === 'string' ? r[1] : null));
   }
 
+  /** The stored anchors of these receipts (null where none is filled), in order. */
+  async receiptAnchors(receiptIds: readonly string[]): Promise<(string | null)[]> {
+    if (receiptIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of receiptIds) pipeline.hget(this.keys.receipt(id), 'anchor');
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map((r) => (typeof r?.[1] === 'string' ? r[1] : null));
+  }
+
   /** The bet-log Merkle tree as persisted (extend it with `extendTo`). */
   loadTree(): Promise<BetLogTree> {
     return BetLogTree.load(this.redis, this.keys);
