@@ -10,16 +10,16 @@ import type { ReceiptIndex } from './receipt-index.ts';
 import { dateTimeText, sql, type SqlValue } from './sql.ts';
 import { TABLE_COLUMNS } from './tables.ts';
 
-/** A receipt as the archive takes it: its stored JSON text, as is, and the fields it is indexed by. */
+/** A receipt as the archive takes it: its stored JSON (text, or its UTF-8 bytes), as is, and the fields it is indexed by. */
 export interface ArchivedReceipt extends ReceiptIndex {
-  body: string;
+  body: string | Uint8Array;
 }
 
-/** An anchor as the archive takes it: its stored JSON text, as is. */
+/** An anchor as the archive takes it: its stored JSON (text, or its UTF-8 bytes), as is. */
 export interface ArchivedAnchor {
   receiptId: string;
   anchorStatus: string;
-  anchor: string;
+  anchor: string | Uint8Array;
 }
 
 /** A manifest with the journal seq range it covers. */

@@ -13,7 +13,7 @@ import type { AnchorStore } from '../store/anchor-store.ts';
 import type { ManifestStore } from '../store/anchor-manifests.ts';
 
 export interface ArchiverDeps {
-  anchors: Pick<AnchorStore, 'logSize' | 'filledSize' | 'logItems' | 'receiptBodies' | 'receiptAnchors'>;
+  anchors: Pick<AnchorStore, 'logSize' | 'filledSize' | 'logItems' | 'receiptFieldBytes'>;
   manifests: Pick<ManifestStore, 'recordsAfterSeq'>;
   progress: Pick<ShipperStore, 'archiveProgress' | 'setArchiveProgress'>;
 }
@@ -50,7 +50,7 @@ export async function archivePass(engine: AnalyticsEngine, deps: ArchiverDeps, o
   for (let from = progress.settled; from < size; ) {
     const to = Math.min(size, from + batch);
     const ids = (await deps.anchors.logItems(from, to)).map(receiptIdOf);
-    const bodies = await deps.anchors.receiptBodies(ids);
+    const bodies = await deps.anchors.receiptFieldBytes(ids, 'body');
     const receipts: ArchivedReceipt[] = [];
     for (const body of bodies) {
       const index = body === null ? null : receiptIndexOf(body);
@@ -65,9 +65,9 @@ export async function archivePass(engine: AnalyticsEngine, deps: ArchiverDeps, o
   for (let from = progress.anchored; from < filled; ) {
     const to = Math.min(filled, from + batch);
     const ids = (await deps.anchors.logItems(from, to)).map(receiptIdOf);
-    const texts = await deps.anchors.receiptAnchors(ids);
+    const stored = await deps.anchors.receiptFieldBytes(ids, 'anchor');
     const anchors: ArchivedAnchor[] = [];
-    for (const [i, anchor] of texts.entries()) {
+    for (const [i, anchor] of stored.entries()) {
       const anchorStatus = anchor === null ? null : anchorStatusOf(anchor);
       if (anchor !== null && anchorStatus !== null) anchors.push({ receiptId: ids[i] as string, anchorStatus, anchor });
     }
@@ -89,11 +89,11 @@ export async function archivePass(engine: AnalyticsEngine, deps: ArchiverDeps, o
 const ANCHOR_STATUS_RE = /^\{"status":"([a-z_]+)"/;
 
 /** The status an anchor's JSON opens with (it is written that way), else whatever a full parse finds; null if none. */
-function anchorStatusOf(anchor: string): string | null {
-  const m = ANCHOR_STATUS_RE.exec(anchor);
+function anchorStatusOf(anchor: Buffer): string | null {
+  const m = ANCHOR_STATUS_RE.exec(anchor.toString('utf8', 0, 64));
   if (m) return m[1] as string;
   try {
-    const status = (JSON.parse(anchor) as { status?: unknown } | null)?.status;
+    const status = (JSON.parse(anchor.toString('utf8')) as { status?: unknown } | null)?.status;
     return typeof status === 'string' ? status : null;
   } catch {
     return null;

@@ -10,7 +10,7 @@ import { COMMON_SETTINGS, EngineError, insertTarget, type AnalyticsEngine, type 
 import type { SqlValue } from './sql.ts';
 import type { TableName } from './tables.ts';
 import { parseJsonEachRow } from './json-rows.ts';
-import { tsvRows } from './tsv.ts';
+import { tsvBytes } from './tsv.ts';
 
 export interface ChdbEngineOptions {
   /** Directory that holds the chDB data; created when missing. */
@@ -78,7 +78,7 @@ class ChdbEngine implements AnalyticsEngine {
     if (rows.length === 0) return;
     if (this.closed) throw new EngineError('chDB engine is closed');
     const target = insertTarget(table, columns);
-    const values = Buffer.from(tsvRows(rows));
+    const values = tsvBytes(rows);
     try {
       await this.session.insert({ table: `${this.database}.${target.table}`, columns: target.columns, values, format: 'TabSeparated' });
     } catch (err) {

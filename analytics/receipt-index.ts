@@ -30,15 +30,20 @@ const TAIL_RE = new RegExp(`^,"anchor":\\{"status":${STR}[^{}]*\\},"createdAt":$
 const EPOCH = new Date(0).toISOString();
 const isTime = (v: unknown): v is string => typeof v === 'string' && Number.isFinite(Date.parse(v));
 
+// The head is far shorter; only this much of a stored body is decoded to find it.
+const HEAD_BYTES = 1024;
+
 /**
- * Reads a receipt's indexed fields.
- * @returns null when the text is not a receipt (not a JSON object with a string receiptId)
+ * Reads a receipt's indexed fields from its JSON, as text or as the UTF-8 bytes Redis holds (then only the head and
+ * the tail are decoded).
+ * @returns null when the JSON is not a receipt (not an object with a string receiptId)
  * @example receiptIndexOf(JSON.stringify(receipt)).player // 'p_…'
  */
-export function receiptIndexOf(body: string): ReceiptIndex | null {
-  const head = HEAD_RE.exec(body);
-  const at = body.lastIndexOf(ANCHOR_KEY);
-  const tail = head && at > 0 ? TAIL_RE.exec(body.slice(at)) : null;
+export function receiptIndexOf(body: string | Buffer): ReceiptIndex | null {
+  const bytes = typeof body !== 'string';
+  const head = HEAD_RE.exec(bytes ? body.toString('utf8', 0, HEAD_BYTES) : body);
+  const at = head ? body.lastIndexOf(ANCHOR_KEY) : -1;
+  const tail = at > 0 ? TAIL_RE.exec(bytes ? body.toString('utf8', at) : body.slice(at)) : null;
   if (head && tail && isTime(tail[2])) {
     return {
       receiptId: head[2] as string,
@@ -49,7 +54,7 @@ export function receiptIndexOf(body: string): ReceiptIndex | null {
       createdAt: tail[2],
     };
   }
-  return parsedIndexOf(body);
+  return parsedIndexOf(bytes ? body.toString('utf8') : body);
 }
 
 function parsedIndexOf(body: string): ReceiptIndex | null {

@@ -194,13 +194,16 @@ export class AnchorStore {
     return replies.map((r) => (typeof r?.[1] === 'string' ? r[1] : null));
   }
 
-  /** The stored anchors of these receipts (null where none is filled), in order. */
-  async receiptAnchors(receiptIds: readonly string[]): Promise<(string | null)[]> {
+  /**
+   * One stored field of these receipts as bytes (null where absent), in order: the archive copies them as they are,
+   * without decoding them into strings.
+   */
+  async receiptFieldBytes(receiptIds: readonly string[], field: 'body' | 'anchor'): Promise<(Buffer | null)[]> {
     if (receiptIds.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const id of receiptIds) pipeline.hget(this.keys.receipt(id), 'anchor');
+    for (const id of receiptIds) pipeline.hgetBuffer(this.keys.receipt(id), field);
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map((r) => (typeof r?.[1] === 'string' ? r[1] : null));
+    return replies.map((r) => (Buffer.isBuffer(r?.[1]) ? r[1] : null));
   }
 
   /** The bet-log Merkle tree as persisted (extend it with `extendTo`). */

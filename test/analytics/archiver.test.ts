@@ -18,10 +18,12 @@ function ledger() {
   const manifests: ManifestRecord[] = [];
   const progress: ArchiveProgress = { settled: 0, anchored: 0, manifestSeq: 0 };
   const reads = { bodies: new Map<string, number>(), anchors: new Map<string, number>() };
-  const read = (m: Map<string, number>, ids: readonly string[], field: 'body' | 'anchor') =>
+  const read = (ids: readonly string[], field: 'body' | 'anchor') =>
     ids.map((id) => {
+      const m = field === 'body' ? reads.bodies : reads.anchors;
       m.set(id, (m.get(id) ?? 0) + 1);
-      return receipts.get(id)?.[field] ?? null;
+      const text = receipts.get(id)?.[field];
+      return typeof text === 'string' ? Buffer.from(text) : null;
     });
   let filled = 0;
   const deps: ArchiverDeps = {
@@ -29,8 +31,7 @@ function ledger() {
       logSize: async () => log.length,
       filledSize: async () => filled,
       logItems: async (from, to) => log.slice(from, to),
-      receiptBodies: async (ids) => read(reads.bodies, ids, 'body'),
-      receiptAnchors: async (ids) => read(reads.anchors, ids, 'anchor'),
+      receiptFieldBytes: async (ids, field) => read(ids, field),
     },
     manifests: { recordsAfterSeq: async (after, limit) => manifests.filter((m) => m.firstSeq > after).slice(0, limit) },
     progress: {

@@ -23,7 +23,10 @@ describe('receiptIndexOf', () => {
     expect(new Set(fixture.receipts.map((r) => r.game))).toEqual(new Set(['dice', 'sweeper']));
     const parse = vi.spyOn(JSON, 'parse');
     for (const r of fixture.receipts) {
-      for (const body of [r, pending(r)]) expect(receiptIndexOf(JSON.stringify(body))).toEqual(expected(body));
+      for (const body of [r, pending(r)]) {
+        expect(receiptIndexOf(JSON.stringify(body))).toEqual(expected(body));
+        expect(receiptIndexOf(Buffer.from(JSON.stringify(body)))).toEqual(expected(body));
+      }
     }
     expect(parse).not.toHaveBeenCalled();
   });
@@ -34,6 +37,7 @@ describe('receiptIndexOf', () => {
     expect(receiptIndexOf(JSON.stringify(reordered))).toEqual(expected(r));
     const quoted = { ...r, player: 'p_"odd"\\name' };
     expect(receiptIndexOf(JSON.stringify(quoted))).toEqual(expected(quoted));
+    expect(receiptIndexOf(Buffer.from(JSON.stringify(quoted)))).toEqual(expected(quoted));
     const { createdAt, ...noTime } = r;
     expect(receiptIndexOf(JSON.stringify({ ...noTime, settledAt: createdAt }))).toMatchObject({ createdAt });
     expect(receiptIndexOf(JSON.stringify({ ...noTime, createdAt: 'not a time' }))).toMatchObject({ createdAt: '1970-01-01T00:00:00.000Z' });
