@@ -337,6 +337,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         return analyticsEngine.get();
       },
       clock,
+      cacheMs: config.ANALYTICS_CACHE_MS,
       bankroll: async () => {
         try {
           return { totalValue: microToNumber((await houseState(houseDeps)).nav) };
