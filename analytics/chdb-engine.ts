@@ -29,6 +29,21 @@ export interface ChdbEngineOptions {
 }
 
 const DATABASE_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MIB = 1024 * 1024;
+
+/**
+ * chDB's server settings. ClickHouse's defaults suit a host of its own; here chDB shares two cores and the service's
+ * memory: merges run in a pool of two threads (chDB's own default, pinned), the caches that fill as parts are read
+ * are capped (5 GiB each by default), and chDB as a whole is held to 1 GiB (past a fifth of it in freed pages, its
+ * memory worker hands them back to the system).
+ */
+export const CHDB_SERVER_SETTINGS = {
+  background_pool_size: 2,
+  mark_cache_size: 64 * MIB,
+  primary_index_cache_size: 64 * MIB,
+  index_mark_cache_size: 16 * MIB,
+  max_server_memory_usage: 1024 * MIB,
+} as const;
 
 /**
  * Opens (or creates) a chDB data directory.
@@ -38,10 +53,11 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
   const database = options.database ?? 'default';
   if (!DATABASE_RE.test(database)) throw new EngineError(`invalid database name ${JSON.stringify(database)}`);
   mkdirSync(options.dataDir, { recursive: true });
+  // Our own batches are the batching: an async insert would only wait for its flush timer.
   const settings = { max_threads: options.maxThreads ?? 1, async_insert: 0, ...COMMON_SETTINGS };
   let session: Session;
   try {
-    session = new Session(options.dataDir, { connectionArgs: Object.entries(settings).map(([k, v]) => `--${k}=${v}`) });
+    session = new Session(options.dataDir, { connectionArgs: Object.entries({ ...CHDB_SERVER_SETTINGS, ...settings }).map(([k, v]) => `--${k}=${v}`) });
   } catch (err) {
     throw new EngineError(`cannot open chDB at ${options.dataDir}: ${(err as Error).message}`, { cause: err });
   }
