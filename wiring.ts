@@ -351,6 +351,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         return analyticsEngine.get();
       },
       clock,
+      cacheMs: config.ANALYTICS_CACHE_MS,
       bankroll: async () => {
         try {
           return { totalValue: microToNumber((await houseState(houseDeps)).nav) };
@@ -368,7 +369,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
             engine: analyticsEngine,
             stream: JournalStream.of(redis, keys),
             lease: stores.shipper.lease,
-            archive: { anchors: stores.anchors, bets: stores.bets, manifests: stores.manifests, progress: stores.shipper },
+            archive: { anchors: stores.anchors, manifests: stores.manifests, progress: stores.shipper },
             heartbeats: stores.heartbeats,
             clock,
             logger: workerLogger,

@@ -6,6 +6,10 @@
  *   cannot make the shipper send a batch twice.
  * - One batch is one INSERT into `journal_events`; the materialized views derive `plays` and the
  *   aggregates from that same block (see `analytics/reconcile.ts` for the crash inside an INSERT).
+ * - Batches are large and infrequent, as MergeTree wants them: after a partial batch the shipper lets
+ *   events gather for `flushMs` before it reads again, so under load it makes about one INSERT per
+ *   `flushMs` (each INSERT is a new part in every table the views feed, and parts cost merges); a backlog
+ *   goes out in full batches back to back.
  * - While ClickHouse is down, it retries with backoff and the events wait in the stream; only events
  *   below the checkpoint may be trimmed ({@link JournalShipper.trim}).
  * - On first start against an empty ClickHouse it ships the whole stream.
@@ -24,10 +28,18 @@ export interface ShipperDeps {
   engine: AnalyticsEngine;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /**
-   * Events per INSERT.
-   * @defaultValue 5000
+   * Most events per INSERT.
+   * @defaultValue 20000
    */
   batchSize?: number;
+  /**
+   * How long events gather after a partial batch before the next read: the shipping lag under load is about
+   * this plus one INSERT. A first event after a quiet spell goes out at once.
+   * @defaultValue 500
+   */
+  flushMs?: number;
+  /** Called after every INSERT with the new checkpoint (the worker beats the shipper heartbeat with it). */
+  onShipped?: (checkpoint: Checkpoint) => void;
   /**
    * How long one read waits for new events before looking again.
    * @defaultValue 1000
@@ -57,7 +69,7 @@ export interface Checkpoint {
 type Entry = StreamEntry;
 
 export class JournalShipper {
-  private readonly deps: Required<Omit<ShipperDeps, 'retry'>> & { retry: { minMs: number; maxMs: number } };
+  private readonly deps: Required<Omit<ShipperDeps, 'retry' | 'onShipped'>> & Pick<ShipperDeps, 'onShipped'> & { retry: { minMs: number; maxMs: number } };
   private checkpointValue: Checkpoint | null = null;
   /** Stream id the next read starts after (ahead of the checkpoint when entries were skipped). */
   private cursor = '0-0';
@@ -73,7 +85,8 @@ export class JournalShipper {
   constructor(deps: ShipperDeps) {
     this.deps = {
       ...deps,
-      batchSize: deps.batchSize ?? 5000,
+      batchSize: deps.batchSize ?? 20_000,
+      flushMs: deps.flushMs ?? 500,
       blockMs: deps.blockMs ?? 1000,
       now: deps.now ?? (() => new Date()),
       retry: deps.retry ?? { minMs: 200, maxMs: 10_000 },
@@ -182,6 +195,7 @@ export class JournalShipper {
         }
         await this.pruneDaily();
         const entries = await this.read();
+        const readAt = performance.now();
         if (entries.length > 0) {
           await this.shipEntries(entries);
           await this.compactNowAndThen();
@@ -189,6 +203,7 @@ export class JournalShipper {
         if (failing) logger.info({ checkpoint: this.checkpointValue }, 'analytics: ClickHouse is back, shipping again');
         failing = false;
         delay = retry.minMs;
+        if (entries.length > 0 && entries.length < this.deps.batchSize) await this.sleep(this.deps.flushMs - (performance.now() - readAt));
       } catch (err) {
         if (this.stopping) break;
         this.recovered = false;
@@ -220,6 +235,7 @@ export class JournalShipper {
     if (last) this.checkpointValue = { seq: last.seq, id: last.id };
     this.cursor = (entries[entries.length - 1] as Entry)[0];
     this.release();
+    if (last && this.checkpointValue) this.deps.onShipped?.(this.checkpointValue);
     return rows.length;
   }
 
@@ -246,6 +262,7 @@ export class JournalShipper {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (ms <= 0 || this.stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.wake = null;

@@ -62,6 +62,12 @@ export const ConfigSchema = Type.Object({
       description: 'ClickHouse server for analytics; unset runs chDB in-process under DATA_DIR/chdb (only when every role runs in one process)',
     }),
   ),
+  ANALYTICS_CACHE_MS: Int(
+    0,
+    60_000,
+    1_000,
+    'How long one analytics answer (activity, rankings, stats) serves the same query; 0 queries ClickHouse on every request',
+  ),
   CLUSTER: Type.Optional(
     OneOf(['localnet', 'devnet', 'testnet', 'mainnet-beta'], undefined, 'Solana cluster; localnet without SOLANA_RPC_URL, else mainnet-beta'),
   ),

@@ -194,6 +194,18 @@ export class AnchorStore {
     return replies.map((r) => (typeof r?.[1] === 'string' ? r[1] : null));
   }
 
+  /**
+   * One stored field of these receipts as bytes (null where absent), in order: the archive copies them as they are,
+   * without decoding them into strings.
+   */
+  async receiptFieldBytes(receiptIds: readonly string[], field: 'body' | 'anchor'): Promise<(Buffer | null)[]> {
+    if (receiptIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of receiptIds) pipeline.hgetBuffer(this.keys.receipt(id), field);
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map((r) => (Buffer.isBuffer(r?.[1]) ? r[1] : null));
+  }
+
   /** The bet-log Merkle tree as persisted (extend it with `extendTo`). */
   loadTree(): Promise<BetLogTree> {
     return BetLogTree.load(this.redis, this.keys);
