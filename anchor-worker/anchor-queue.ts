@@ -7,7 +7,7 @@
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { createQueueRedis, type Redis } from '../store/redis.ts';
+import { createQueueRedis, type Redis, type RedisAddress } from '../store/redis.ts';
 import { InvalidEntryError } from '../store/anchor-tree.ts';
 import { Anchorer, type AnchorerDeps, type AnchorerOptions } from './anchor.ts';
 import { ManifestBuilder, type ManifestDeps, type ManifestHooks } from './manifests.ts';
@@ -16,7 +16,8 @@ import { startPollLoop } from './poll-loop.ts';
 export interface AnchoringDeps {
   anchorer: AnchorerDeps;
   manifests: ManifestDeps;
-  redisUrl: string;
+  /** The ledger's Redis (a URL, or the Sentinels' primary). */
+  redis: RedisAddress;
   /** BullMQ key prefix (store/keys.ts), so each deployment and test has its own queues. */
   queuePrefix: string;
   logger: Logger;
@@ -63,7 +64,7 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
   const anchors = anchorer.store;
   const connections: Redis[] = [];
   const connection = () => {
-    const c = createQueueRedis(deps.redisUrl);
+    const c = createQueueRedis(deps.redis);
     connections.push(c);
     return c;
   };

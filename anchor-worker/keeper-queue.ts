@@ -7,13 +7,14 @@
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { createQueueRedis, type Redis } from '../store/redis.ts';
+import { createQueueRedis, type Redis, type RedisAddress } from '../store/redis.ts';
 import { Keeper, type KeeperDeps, type KeeperOptions, type StepResult } from '../funding/keeper.ts';
 import { startPollLoop } from './poll-loop.ts';
 
 export interface KeeperQueueDeps {
   keeper: KeeperDeps;
-  redisUrl: string;
+  /** The ledger's Redis (a URL, or the Sentinels' primary). */
+  redis: RedisAddress;
   /** BullMQ key prefix (store/keys.ts). */
   queuePrefix: string;
   logger: Logger;
@@ -45,7 +46,7 @@ export async function startKeeper(deps: KeeperQueueDeps, options: KeeperQueueOpt
   const { withdrawals, lp } = deps.keeper;
   const connections: Redis[] = [];
   const connection = () => {
-    const c = createQueueRedis(deps.redisUrl);
+    const c = createQueueRedis(deps.redis);
     connections.push(c);
     return c;
   };

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { signature as toSignature, type KeyPairSigner } from '@solana/kit';
 import { Keeper, type KeeperHooks } from '../../funding/keeper.ts';
 import { createRedis, type Redis } from '../../store/redis.ts';
+import { NO_REPLICATION } from '../../store/replication.ts';
 import { Keys } from '../../store/keys.ts';
 import { defineScripts } from '../../store/scripts.ts';
 import { LedgerStore } from '../../store/ledger.ts';
@@ -57,6 +58,7 @@ const keeper = (hooks: KeeperHooks = {}) =>
       commitment: 'confirmed',
       clock: () => new Date(),
       logger: pino({ level: 'silent' }),
+      replication: NO_REPLICATION,
     },
     { hooks, settleBudgetMs: 15_000 },
   );
