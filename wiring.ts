@@ -21,7 +21,7 @@ import { explorerLinks, type ExplorerLinks } from './protocol/explorer.ts';
 import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
 import { RngChains } from './operator/rng-chains.ts';
 import { Aliases } from './operator/aliases.ts';
-import { createServiceRedis, notAfterOf, type Redis } from './store/redis.ts';
+import { commandTimeoutOf, createServiceRedis, notAfterOf, type Redis } from './store/redis.ts';
 import { Replication } from './store/replication.ts';
 import { Keys } from './store/keys.ts';
 import { defineScripts } from './store/scripts.ts';
@@ -190,7 +190,16 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const redis = overrides.redis ?? (await createServiceRedis(config.redis, config.REDIS_COMMAND_TIMEOUT_MS, logger));
   const notAfter = notAfterOf(config.REDIS_COMMAND_TIMEOUT_MS);
   const keys = new Keys(config.REDIS_PREFIX);
-  const replication = new Replication(redis, keys.replicationBarrier(), { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS });
+  // WAIT blocks its connection, so the barrier has one of its own: the request paths' connection never waits on it.
+  const replicationRedis =
+    config.REDIS_WAIT_REPLICAS > 0
+      ? redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: false, commandTimeout: commandTimeoutOf(config.REDIS_COMMAND_TIMEOUT_MS) })
+      : null;
+  replicationRedis?.on('error', () => {}); // reported by the command connection (logOutages)
+  const replication = new Replication(replicationRedis ?? redis, keys.replicationBarrier(), {
+    replicas: config.REDIS_WAIT_REPLICAS,
+    timeoutMs: config.REDIS_WAIT_TIMEOUT_MS,
+  });
   const queueDepths = new QueueDepths(config.redis, keys.queuePrefix());
   // chDB belongs to the worker's process; with a ClickHouse server every process may open its own client.
   const analyticsEngine =
@@ -200,6 +209,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const close = async () => {
     await analyticsEngine?.close();
     await queueDepths.close();
+    replicationRedis?.disconnect();
     if (!overrides.redis) await redis.quit().catch(() => redis.disconnect());
   };
   const scripts = defineScripts(redis);

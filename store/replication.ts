@@ -19,11 +19,12 @@ export interface ReplicationBarrier {
 export const NO_REPLICATION: ReplicationBarrier = { confirm: async () => {} };
 
 /**
- * Group commit over one connection. WAIT covers the writes its connection made before it, and the replication
- * stream is ordered, so one INCR of a barrier key followed by one WAIT on the same connection covers every write
- * made before the INCR by anyone: a write of another API process, or one whose first answer was a 503 and whose
- * re-send wrote nothing new. A caller whose write is done joins the next round that starts after it; one round is
- * in flight at a time, so WAIT, which blocks its connection, blocks it once for many answers.
+ * Group commit. WAIT covers the writes its own connection made before it, and the replication stream is ordered,
+ * so one INCR of a barrier key followed by one WAIT on the same connection covers every write made before the INCR
+ * by anyone: on the request paths' connection, by another API process, or by a first attempt answered 503 whose
+ * re-send wrote nothing new. So the barrier runs on a connection of its own (WAIT blocks the connection it is sent
+ * on). A caller whose write is done joins the next round that starts after it; one round is in flight at a time,
+ * so many answers share one WAIT.
  */
 export class Replication implements ReplicationBarrier {
   #inFlight: Promise<void> | null = null;
