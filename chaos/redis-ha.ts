@@ -128,7 +128,6 @@ export class RedisHa {
       name: this.options.name,
       maxRetriesPerRequest: null,
       sentinelRetryStrategy: () => 100,
-      failoverDetector: true,
     });
     client.on('error', () => undefined);
     return client;

@@ -13,17 +13,19 @@ export type RedisAddress = string | RedisTarget;
 const urlOf = (target: RedisAddress): string => (typeof target === 'string' ? target : target.url);
 
 /**
- * ioredis's options for a target. With Sentinels, each (re)connection asks them for the primary, a switch of primary
- * they announce drops the connection at once (`failoverDetector`), and a node found demoted mid-connection (READONLY)
- * is left for the new primary. The URL's credentials and database still apply to the primary.
+ * ioredis's options for a target. With Sentinels, each (re)connection asks them for the primary, and a node found
+ * demoted (READONLY) is left for the new primary. Not ioredis's `failoverDetector`: a switch announced while a
+ * reconnection is under way ends the client for good (ioredis 6), and a primary that was killed drops its
+ * connections anyway. The URL's credentials and database still apply to the primary.
  */
 export function sentinelOptions(target: RedisAddress): RedisOptions {
   if (typeof target === 'string' || !target.sentinels?.length || !target.sentinelName) return {};
   return {
     sentinels: target.sentinels,
     name: target.sentinelName,
-    failoverDetector: true,
     sentinelRetryStrategy: (times: number) => Math.min(times * 100, 1_000),
+    // Quick retries: a failover's new primary should be found within a few hundred ms of being named.
+    retryStrategy: (times: number) => Math.min(times * 50, 500),
     reconnectOnError: (err: Error) => (/^READONLY\b/.test(err.message) ? 1 : false),
   };
 }
@@ -131,7 +133,7 @@ export async function assertRedisReachable(target: RedisAddress, timeoutMs = 3_0
   const sentinel = sentinelOptions(target);
   const probe = new Redis(url, {
     ...sentinel,
-    ...(sentinel.sentinels ? { sentinelRetryStrategy: () => null, failoverDetector: false } : {}),
+    ...(sentinel.sentinels ? { sentinelRetryStrategy: () => null } : {}),
     lazyConnect: true,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
