@@ -119,7 +119,9 @@ export async function primaryKillRound(h: FailoverHarness, round: number): Promi
     held: failoverMs !== null,
     detail: failoverMs === null ? 'no new primary' : `new primary named ${failoverMs} ms after the kill; old node back as its replica at ${rejoinMs} ms`,
   });
-  report.checks.push(answersCheck('during the failover every request answers 200 or 503 with Retry-After, in bounded time', answers, boundOf(h)));
+  const answered = answersCheck('during the failover every request answers 200 or 503 with Retry-After, in bounded time', answers, boundOf(h));
+  report.checks.push(answered);
+  report.notes.push(`probes during the failover: ${answered.detail}`);
   report.checks.push({
     name: 'play resumes after the failover',
     held: report.figures.recoverMs !== null,
@@ -170,7 +172,9 @@ export async function replicaLossRound(h: FailoverHarness, round: number): Promi
   replica.resume();
   const up = Date.now();
   report.figures.recoverMs = await timeToFirstBet(h, up);
-  report.checks.push(answersCheck('while the replica is out every write answers 503 with Retry-After, in bounded time', answers, boundOf(h), true));
+  const answered = answersCheck('while the replica is out every write answers 503 with Retry-After, in bounded time', answers, boundOf(h), true);
+  report.checks.push(answered);
+  report.notes.push(`probes while the replica was out: ${answered.detail}`);
   // Whatever the 503'd commit left on the primary, sending it again resolves the same bet: acknowledged once, settled once.
   const resent = await p.call('POST', '/protocol/v1/dice/commit', commitBody);
   let settled = false;
