@@ -7,7 +7,7 @@
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { queueConnections } from '../store/redis.ts';
+import { queueConnections, type RedisAddress } from '../store/redis.ts';
 import { InvalidEntryError } from '../store/anchor-tree.ts';
 import { Anchorer, type AnchorerDeps, type AnchorerOptions } from './anchor.ts';
 import { ManifestBuilder, type ManifestDeps, type ManifestHooks } from './manifests.ts';
@@ -16,7 +16,8 @@ import { startPollLoop } from './poll-loop.ts';
 export interface AnchoringDeps {
   anchorer: AnchorerDeps;
   manifests: ManifestDeps;
-  redisUrl: string;
+  /** The ledger's Redis (a URL, or the Sentinels' primary). */
+  redis: RedisAddress;
   /** BullMQ key prefix (store/keys.ts), so each deployment and test has its own queues. */
   queuePrefix: string;
   logger: Logger;
@@ -61,7 +62,7 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
   const anchorer = new Anchorer(deps.anchorer, options.anchorer);
   const manifests = new ManifestBuilder(deps.manifests, options.manifestHooks);
   const anchors = anchorer.store;
-  const connections = queueConnections(deps.redisUrl);
+  const connections = queueConnections(deps.redis);
   const connection = connections.connection;
   const prefix = deps.queuePrefix;
   const anchorQueue = new Queue('anchor', { connection: connection(), prefix });

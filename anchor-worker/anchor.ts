@@ -26,6 +26,7 @@ import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts'
 import type { AnchorStore, CommitRecord, PendingCommit } from '../store/anchor-store.ts';
 import { type BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/anchor-tree.ts';
 import type { TransparencyStore } from '../store/transparency.ts';
+import type { ReplicationBarrier } from '../store/replication.ts';
 import { signLatestCheckpoint } from './checkpoint.ts';
 
 /** Points where tests stop the worker, to prove a restart from each is safe. */
@@ -56,6 +57,8 @@ export interface AnchorerDeps {
   commitment: 'confirmed' | 'finalized';
   /** Where the C2SP checkpoint of each commit, signed by the anchor key, is stored, and its origin line. */
   checkpoints: { store: TransparencyStore; origin: string };
+  /** The entries a commit covers, and the pending commit itself, are on the replicas before it is sent. */
+  replication: ReplicationBarrier;
 }
 
 export interface AnchorerOptions {
@@ -180,6 +183,9 @@ export class Anchorer {
   }
 
   async #sendAndFinalize(pending: PendingCommit): Promise<void> {
+    // A failover must not take back entries the chain commits (nor the pending commit that reconciles it): the
+    // barrier comes after both were written; if it fails, the pending commit is sent by a later pass.
+    await this.deps.replication.confirm();
     await this.hooks.beforeSend?.(pending);
     try {
       await sendWire(this.deps.rpc, pending.wire);
