@@ -45,7 +45,7 @@ import { TopUps } from './payments/top-up.ts';
 import { HeartbeatStore } from './store/heartbeats.ts';
 import { QueueDepths } from './store/queue-depths.ts';
 import { createProcessMetrics, processScrape, type ProcessMetrics } from './config/metrics.ts';
-import { clickhouseCheck, heartbeatCheck, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
+import { anchorCheck, clickhouseCheck, heartbeatCheck, journalCheck, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
 import { createServiceMetrics } from './api/service-metrics.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
@@ -441,7 +441,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     .add('rpc', rpcCheck(requestRpc))
     .add('clickhouse', clickhouseCheck(analytics))
     .add('indexer', heartbeatCheck(stores.heartbeats, 'indexer', clock))
-    .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock));
+    .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock))
+    .add('anchor', anchorCheck(stores.anchors))
+    .add('journal', journalCheck(stores.heartbeats));
 
   return {
     config,

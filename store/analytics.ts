@@ -21,10 +21,17 @@ export class JournalStream {
   constructor(
     readonly redis: Redis,
     readonly streamKey: string,
+    /** The counter the ledger scripts take each event's seq from (`journal()` in _lib.lua). */
+    readonly seqKey = `${streamKey}:seq`,
   ) {}
 
   static of(redis: Redis, keys: Keys): JournalStream {
-    return new JournalStream(redis, keys.journal());
+    return new JournalStream(redis, keys.journal(), keys.journalSeq());
+  }
+
+  /** The seq of the newest event the ledger handed out (0 before the first). */
+  async lastSeq(): Promise<number> {
+    return Number((await this.redis.get(this.seqKey)) ?? 0);
   }
 
   /** Up to `count` entries strictly after `afterId` (`'0-0'` for the first). */
