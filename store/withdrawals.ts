@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { noDeadline, type NotAfter } from './redis.ts';
 import type { Scripts } from './scripts.ts';
+import { replayArg, type JournalRecord } from './journal-records.ts';
 import { storedTxOf, storeKeeperTx, type StoreTxResult, type StoredKeeperTx } from './keeper-jobs.ts';
 
 export type WithdrawalStatus = 'pending' | 'sent' | 'finalized';
@@ -49,6 +50,8 @@ export class WithdrawalStore {
   async request(
     wallet: string,
     w: { id: string; amount: bigint; at: string; atMs: number; alias: string; idempotencyKey: string },
+    /** Ledger recovery only: the archived journal entry of this request, written instead of a new one. */
+    replay?: readonly JournalRecord[],
   ): Promise<WithdrawalRequestResult> {
     const k = this.keys;
     const reply = (await this.scripts.requestWithdrawal(
@@ -62,7 +65,7 @@ export class WithdrawalStore {
         k.journal(),
         k.journalSeq(),
       ],
-      [w.id, wallet, w.amount.toString(), w.at, String(w.atMs), w.alias, this.notAfter()],
+      [w.id, wallet, w.amount.toString(), w.at, String(w.atMs), w.alias, this.notAfter(), replayArg(replay)],
     )) as string[];
     if (reply[0] === 'err' && reply[1] === 'late') return { kind: 'err', reason: 'late' };
     if (reply[0] === 'err') return { kind: 'err', reason: 'insufficient_balance', balance: BigInt(reply[2] ?? '0') };
@@ -104,11 +107,11 @@ export class WithdrawalStore {
   }
 
   /** @returns false when it was finished before */
-  async finish(id: string, wallet: string, signature: string, at: string): Promise<boolean> {
+  async finish(id: string, wallet: string, signature: string, at: string, replay?: readonly JournalRecord[]): Promise<boolean> {
     const k = this.keys;
     const reply = (await this.scripts.finishWithdrawal(
       [k.withdrawal(id), k.player(wallet), k.house(), k.openWithdrawals(), k.journal(), k.journalSeq()],
-      [signature, at],
+      [signature, at, replayArg(replay)],
     )) as string[];
     if (reply[0] === 'err') throw new Error(`withdrawal ${id} is not in the ledger`);
     return reply[0] === 'ok';

@@ -1,7 +1,8 @@
 -- A withdrawal landed on-chain (at the ledger's commitment): its amount leaves pending withdrawals and the vault
 -- together, so NAV is unchanged. Idempotent.
 -- KEYS: withdrawal, player, house, open, journal, seq
--- ARGV: signature, at
+-- ARGV: signature, at, replayJson (ledger recovery: the archived journal entry, '' otherwise)
+replay_journal(ARGV[3], KEYS[5], KEYS[6])
 local w = redis.call('HMGET', KEYS[1], 'id', 'amount', 'status', 'alias')
 if not w[1] then return {'err', 'not_found'} end
 if w[3] == 'finalized' then return {'dup'} end

@@ -1,8 +1,9 @@
 -- Requests a withdrawal: moves the amount from the player's balance to pending withdrawals (NAV is unchanged) and
 -- records it for the keeper. Idempotent on the client's Idempotency-Key: a repeat answers the first withdrawal.
 -- KEYS: player, idempotency, withdrawal, playerWithdrawals, open, house, journal, seq
--- ARGV: id, wallet, amount, at, atMs, alias, notAfterMs
+-- ARGV: id, wallet, amount, at, atMs, alias, notAfterMs, replayJson (ledger recovery: the archived journal entry, '' otherwise)
 -- Run after notAfterMs (Redis clock), when its client was already told 503, it does nothing.
+replay_journal(ARGV[8], KEYS[7], KEYS[8])
 local existing = redis.call('GET', KEYS[2])
 if existing then return {'existing', existing} end
 if too_late(ARGV[7]) then return {'err', 'late'} end

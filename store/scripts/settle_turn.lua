@@ -9,8 +9,10 @@
 --       10 ticketStatus, 11 turnsJson, 12 ended ('1' or '0'), 13 payout, 14 houseNet, 15 won ('1' or '0'),
 --       16 receiptJson, 17 betLogItem, 18 endEventType, 19 endEventJson, 20 recentJson, 21 outcome, 22 playsChannel,
 --       23 playJson (the public play of design §8, '' for none), 24 settledAtMs, 25 ticketId, 26 idleCutoffMs, 27 closedBy ('' or 'idle'),
---       28 entryJson (the bet-log entry's JCS text, kept beside the receipt body for entry bundles)
+--       28 entryJson (the bet-log entry's JCS text, kept beside the receipt body for entry bundles),
+--       29 replayJson (ledger recovery: the archived journal entries this settlement wrote, '' otherwise)
 local hash, wallet = ARGV[1], ARGV[2]
+replay_journal(ARGV[29], KEYS[6], KEYS[7])
 local idle = hash == ''
 local function player_reply(kind, settlement)
   local pl = redis.call('HMGET', KEYS[1], 'balance', 'staked', 'exposure', 'nonce')
