@@ -406,7 +406,7 @@ class Replay {
     const ticketId = str(data.ticketId) ?? '';
     const [bet, ticket] = await Promise.all([this.d.bets.bet(hash), this.d.tickets.get(ticketId)]);
     const t = this.turns.get(hash);
-    if (!bet || bet.state !== 'committed' || !t || ticket?.status !== 'running' || ticket.pendingTurn !== hash) {
+    if (bet?.state !== 'committed' || !t || ticket?.status !== 'running' || ticket.pendingTurn !== hash) {
       const why = !t
         ? 'the archive holds no seed of this turn (its ticket had not ended): if the ledger holds the turn, it awaits its reveal again, which settles it the same way'
         : 'its commit or ticket was not rebuilt: the turn is not settled again';
