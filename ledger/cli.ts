@@ -186,7 +186,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     (code) => process.exit(code),
     (err: unknown) => {
       if (err instanceof ConfigError) console.error(`config error: ${err.message}`);
-      else if (err instanceof StartupError) console.error(`ledger: ${err.message}`);
+      else if (err instanceof StartupError || process.env.LOG_LEVEL !== 'debug') console.error(`ledger: ${(err as Error).message ?? String(err)}`);
       else console.error('ledger:', err);
       process.exit(1);
     },

@@ -234,7 +234,7 @@ class Replay {
   static async start(d: RecoverDeps, events: readonly JournalRecord[], report: RecoveryReport): Promise<Replay> {
     const ids = events.map((e) => receiptIdOf(e, parse(e.data))).filter((id): id is string => id !== null);
     const receipts = ids.length ? await d.archive.receipts(ids) : new Map<string, Json>();
-    const items = events.length ? await d.chainItems() : [];
+    const items = await d.chainItems();
     const wallets = new Map<string, string>();
     for (const w of [...(await d.restore.wallets()), ...items.flatMap((i) => (i.wallet ? [i.wallet] : []))]) wallets.set(d.aliasOf(w), w);
     return new Replay(d, events, report, receipts, turnsOf(receipts), wallets, items);
@@ -420,7 +420,8 @@ class Replay {
     const entries = [e];
     if (write.end) {
       const log = this.logOf(sweeperReceiptId(ticketId));
-      if (!next || write.end.leafHashHex !== log.leaf || next.type !== write.end.event.type || next.data !== write.end.event.json) {
+      if (!next) throw new Stop(`the archive ends between turn ${hash} and the end of ticket ${ticketId} it wrote with it`);
+      if (write.end.leafHashHex !== log.leaf || next.type !== write.end.event.type || next.data !== write.end.event.json) {
         throw new Stop(`ticket ${ticketId} ends again with another entry or journal text than the archive's`);
       }
       entries.push(next);

@@ -1,14 +1,16 @@
 // Issue 23's story, as an operator lives it: Redis restored from a snapshot older than the chain's newest commit.
 // The service refuses to start, naming both sizes, both roots and the way out; `npm run ledger -- recover` rebuilds
 // the tail from the ClickHouse archive (plays, a Sweeper ticket, a new player's deposit, a paid withdrawal) and checks
-// the root against the chain; the service then starts with the same books and anchors on, and `pfws-verify log` finds
-// no fork.
+// the root against the chain, naming what it cannot rebuild (a bet committed but not yet revealed: the archive holds
+// no settlement to take its signed inputs from); the service then starts with the same books and anchors on, and
+// `pfws-verify log` finds no fork.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../store/keys.ts';
+import { formatMicro } from '../../protocol/money.ts';
 import { Player } from '../helpers/player.ts';
 import { exitOf, freePort, Processes, waitForLog } from '../helpers/process.ts';
 import { SnapshotRedis } from '../helpers/redis-snapshots.ts';
@@ -121,11 +123,14 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     const w = await withdraw(b, 2);
     expect(w.status).toBe(200);
     await until('the withdrawal paid', async () => (await b.get('/protocol/v1/player/status')).body.withdrawals[0]?.status === 'finalized', 60_000);
+    const unrevealed = await b.prepareDice({ wager: 1 });
+    const acked = await b.commitDice(unrevealed.res.body);
+    expect(acked.status).toBe(200);
     const size = await anchored();
     expect(size).toBe(5);
     await archived(size);
     const books = { a: (await a.get('/protocol/v1/player/status')).body, b: (await b.get('/protocol/v1/player/status')).body };
-    const { apr: _apr, ...house } = (await a.get('/house')).body.house;
+    const house = (await a.get('/house')).body.house;
 
     svc.child.kill('SIGTERM');
     await exitOf(svc, 60_000);
@@ -149,15 +154,36 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     expect(report).toMatch(
       /restored: \d+ journal events \(3 plays settled again, 2 chain items, 2 withdrawal steps\), [1-9]\d* manifests, [1-9]\d* commit records/,
     );
-    expect(report).not.toMatch(/MISMATCH|NOT REBUILT/);
+    expect(report).not.toMatch(/MISMATCH/);
     expect(report).toMatch(/books: ok vault/);
+    // The acknowledged but unrevealed bet is named, with its wallet and wager; its stake was not taken.
+    const hash = unrevealed.res.body.betPayloadHash as string;
+    expect(report).toMatch(/NOT REBUILT \(1\)/);
+    expect(report).toMatch(
+      new RegExp(`seq \\d+ bet_committed ${hash} \\(player p_\\w+, wallet ${b.address}\\): wager 1 USDC: no settlement of this bet is archived`),
+    );
 
     svc = procs.start(env);
     await waitForLog(svc, /pfws started/);
     expect((await a.get('/protocol/v1/player/status')).body).toEqual(books.a);
     await b.login();
-    expect((await b.get('/protocol/v1/player/status')).body).toEqual(books.b);
-    expect((await a.get('/house')).body.house).toMatchObject(house);
+    expect((await b.get('/protocol/v1/player/status')).body).toEqual({
+      ...books.b,
+      balance: Number(formatMicro(BigInt(Math.round(books.b.balance * 1e6)) + 1_000_000n)),
+      stakedInPlay: 0,
+      exposure: 0,
+    });
+    // The house's results are whole; the unrebuilt bet's stake and open exposure are not held any more.
+    const micro = (n: number) => BigInt(Math.round(n * 1e6));
+    const { baseBankroll, gameNet, volume } = house;
+    expect((await a.get('/house')).body.house).toMatchObject({
+      baseBankroll,
+      gameNet,
+      volume,
+      totalStaked: 0,
+      openExposure: 0,
+      totalValue: Number(formatMicro(micro(house.totalValue) + micro(house.openExposure))),
+    });
     await a.playDice({ wager: 1 });
     expect(await anchored()).toBe(6);
 
