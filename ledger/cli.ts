@@ -24,6 +24,7 @@ import { HeartbeatStore } from '../store/heartbeats.ts';
 import { IndexerStore } from '../store/indexer.ts';
 import { LedgerStore } from '../store/ledger.ts';
 import { LedgerRestore } from '../store/ledger-restore.ts';
+import { LpStore } from '../store/lp.ts';
 import { RngStore } from '../store/rng.ts';
 import { TicketStore } from '../store/tickets.ts';
 import { WithdrawalStore } from '../store/withdrawals.ts';
@@ -137,6 +138,7 @@ async function main(argv: readonly string[]): Promise<number> {
       bets,
       tickets,
       withdrawals: new WithdrawalStore(redis, keys, scripts),
+      lp: new LpStore(redis, keys, scripts),
       manifests: new ManifestStore(redis, keys, scripts),
       rng,
       restore,
@@ -164,7 +166,7 @@ export function reportLines(r: RecoveryReport): string[] {
   lines.push(`  after:  ${r.after.logSize} bet-log entries, journal at seq ${r.after.journalSeq}`);
   const x = r.restored;
   lines.push(
-    `  restored: ${x.events} journal events (${x.plays} plays settled again, ${x.chainItems} chain items, ${x.withdrawals} withdrawal steps), ${x.manifests} manifests, ${x.commits} commit records`,
+    `  restored: ${x.events} journal events (${x.plays} plays settled again, ${x.chainItems} chain items, ${x.withdrawals} withdrawal steps, ${x.lpSteps} LP steps), ${x.manifests} manifests, ${x.commits} commit records`,
   );
   for (const line of r.books.lines) lines.push(`  books: ${line}`);
   for (const note of r.notes) lines.push(`  note: ${note}`);

@@ -23,7 +23,10 @@ import type { ManifestStore } from '../store/anchor-manifests.ts';
 import type { BetStore } from '../store/bets.ts';
 import type { HeartbeatStore } from '../store/heartbeats.ts';
 import type { JournalRecord } from '../store/journal-records.ts';
-import type { ChainItem, LedgerStore } from '../store/ledger.ts';
+import type { ChainItem, HouseTotals, LedgerStore } from '../store/ledger.ts';
+import type { LpStore } from '../store/lp.ts';
+import { totalLocked } from '../protocol/house.ts';
+import { redemptionValue, redeemFromPosition, sharesForDeposit } from '../protocol/lp-shares.ts';
 import type { KeptRecord, LedgerRestore } from '../store/ledger-restore.ts';
 import type { RngStore } from '../store/rng.ts';
 import type { TicketStore } from '../store/tickets.ts';
@@ -39,6 +42,7 @@ export interface RecoverDeps {
   bets: Pick<BetStore, 'bet'>;
   tickets: Pick<TicketStore, 'get'>;
   withdrawals: Pick<WithdrawalStore, 'get' | 'request' | 'finish'>;
+  lp: Pick<LpStore, 'job' | 'position' | 'redeemHead' | 'fixMint' | 'fixRedeem' | 'finish'>;
   manifests: Pick<ManifestStore, 'state' | 'publish'>;
   rng: Pick<RngStore, 'head'>;
   restore: LedgerRestore;
@@ -76,7 +80,7 @@ export interface RecoveryReport {
   before: { logSize: number; journalSeq: number };
   after: { logSize: number; journalSeq: number; root: string | null };
   archiveSeq: number;
-  restored: { events: number; plays: number; chainItems: number; withdrawals: number; manifests: number; commits: number };
+  restored: { events: number; plays: number; chainItems: number; withdrawals: number; lpSteps: number; manifests: number; commits: number };
   unrebuilt: Unrebuilt[];
   /** Conservation after the rebuild, line by line; `conserved` when every line balances. */
   books: { lines: string[]; conserved: boolean };
@@ -96,6 +100,7 @@ const parse = (text: string): Json => {
 };
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const MONEY_FIELDS = ['wager', 'payout', 'amount', 'value'] as const;
+const micro = (v: unknown): bigint | null => (typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : null);
 
 /** Stops the replay at the event it is thrown for: the archive and the ledger disagree, or the log cannot go on. */
 class Stop extends Error {}
@@ -128,7 +133,7 @@ export async function recoverLedger(d: RecoverDeps): Promise<RecoveryReport> {
     before,
     after: { ...before, root: null },
     archiveSeq,
-    restored: { events: 0, plays: 0, chainItems: 0, withdrawals: 0, manifests: 0, commits: 0 },
+    restored: { events: 0, plays: 0, chainItems: 0, withdrawals: 0, lpSteps: 0, manifests: 0, commits: 0 },
     unrebuilt: [],
     books: { lines: [], conserved: true },
     notes: [],
@@ -276,9 +281,16 @@ class Replay {
         return this.requestWithdrawal(e, data);
       case 'withdrawal_paid':
         return this.finishWithdrawal(e, data);
+      case 'lp_shares_issued':
+        return this.lpMint(e, data);
+      case 'lp_redeem_valued':
+        return this.lpRedeem(e, data);
+      case 'lp_mint_confirmed':
+      case 'lp_redeem_paid':
+        return this.lpDone(e, data);
       default:
         if (CHAIN_EVENT_TYPES.includes(e.type)) return this.chainItem(e, data);
-        return this.keep([e], {}, data, null, 'the keeper step it records is not rebuilt by recovery: check the LP job or withdrawal it names');
+        return this.keep([e], {}, data, null, `recovery does not know the event type ${e.type}: its effects are not rebuilt`);
     }
   }
 
@@ -498,6 +510,64 @@ class Replay {
     }
     this.report.notes.push(`withdrawal ${id} restored; a re-send of its original Idempotency-Key is not recognized`);
     this.report.restored.withdrawals++;
+    return 1;
+  }
+
+  /** The house's totals and NAV as the keeper prices with them. */
+  async nav(): Promise<{ totals: HouseTotals; nav: bigint }> {
+    const totals = await this.d.ledger.house();
+    return { totals, nav: totals.vault - totalLocked(totals) };
+  }
+
+  /** An LP deposit's shares, fixed again: replayed in order, the ledger's NAV and supply give the archived count. */
+  async lpMint(e: JournalRecord, data: Json): Promise<number> {
+    const jobId = str(data.jobId);
+    const job = jobId ? await this.d.lp.job(jobId) : null;
+    const shares = micro(data.shares);
+    if (!job || job.kind !== 'mint' || job.status !== 'queued' || shares === null) {
+      return this.keep([e], {}, data, job?.wallet ?? null, 'its LP deposit is not queued in the ledger: the shares are not fixed again');
+    }
+    const { totals, nav } = await this.nav();
+    if (nav <= 0n || sharesForDeposit(job.amount, totals.lpSupply, nav) !== shares) {
+      return this.keep([e], {}, data, job.wallet, "the ledger's NAV and LP supply do not give the archived shares: not fixed again");
+    }
+    const fixed = await this.d.lp.fixMint(job, { navBefore: nav, supply: totals.lpSupply, shares, at: e.at, atMs: Date.parse(e.at) }, [e]);
+    if (fixed !== 'ok' || !(await this.expectWritten([e]))) return this.keep([e], {}, data, job.wallet, `the shares could not be fixed again (${fixed})`);
+    this.report.restored.lpSteps++;
+    return 1;
+  }
+
+  /** An LP redemption's value, fixed again at the head of the queue. */
+  async lpRedeem(e: JournalRecord, data: Json): Promise<number> {
+    const jobId = str(data.jobId);
+    const job = jobId ? await this.d.lp.job(jobId) : null;
+    const value = micro(data.value);
+    if (!job || job.kind !== 'redeem' || job.status !== 'queued' || value === null || (await this.d.lp.redeemHead()) !== jobId) {
+      return this.keep([e], {}, data, job?.wallet ?? null, "its LP redemption is not at the head of the ledger's queue: not valued again");
+    }
+    const { totals, nav } = await this.nav();
+    if (nav <= 0n || job.shares > totals.lpSupply || redemptionValue(job.shares, totals.lpSupply, nav) !== value) {
+      return this.keep([e], {}, data, job.wallet, "the ledger's NAV and LP supply do not give the archived value: not valued again");
+    }
+    const held = await this.d.lp.position(job.wallet);
+    const { after, principalOut } = redeemFromPosition(held, job.shares);
+    const p = { nav, supply: totals.lpSupply, exposure: totals.exposure, held, value, after, principalOut, at: e.at, atMs: Date.parse(e.at) };
+    const fixed = await this.d.lp.fixRedeem(job, p, [e]);
+    if (fixed !== 'ok' || !(await this.expectWritten([e]))) return this.keep([e], {}, data, job.wallet, `the redemption could not be valued again (${fixed})`);
+    this.report.restored.lpSteps++;
+    return 1;
+  }
+
+  /** The keeper's LP transaction landed: recorded again. */
+  async lpDone(e: JournalRecord, data: Json): Promise<number> {
+    const jobId = str(data.jobId);
+    const job = jobId ? await this.d.lp.job(jobId) : null;
+    if (!jobId || !job || (job.status !== 'fixed' && job.status !== 'sent')) {
+      return this.keep([e], {}, data, job?.wallet ?? null, 'its LP job is not fixed in the ledger: its transaction is not recorded again');
+    }
+    const done = await this.d.lp.finish(jobId, typeof data.signature === 'string' ? data.signature : '', e.at, [e]);
+    if (!done || !(await this.expectWritten([e]))) return this.keep([e], {}, data, job.wallet, 'the LP transaction could not be recorded again');
+    this.report.restored.lpSteps++;
     return 1;
   }
 

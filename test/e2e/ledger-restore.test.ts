@@ -1,6 +1,6 @@
 // Issue 23's story, as an operator lives it: Redis restored from a snapshot older than the chain's newest commit.
 // The service refuses to start, naming both sizes, both roots and the way out; `npm run ledger -- recover` rebuilds
-// the tail from the ClickHouse archive (plays, a Sweeper ticket, a new player's deposit, a paid withdrawal) and checks
+// the tail from the ClickHouse archive (plays, a Sweeper ticket, an LP deposit, a new player's deposit, a paid withdrawal) and checks
 // the root against the chain, naming what it cannot rebuild (a bet committed but not yet revealed: the archive holds
 // no settlement to take its signed inputs from); the service then starts with the same books and anchors on, and
 // `pfws-verify log` finds no fork.
@@ -115,9 +115,14 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     expect(await anchored()).toBe(2);
     await redis.snapshot('two-anchored.rdb');
 
-    // After the snapshot: a Dice play and a Sweeper ticket, a new player with a deposit and a play, a paid withdrawal.
+    // After the snapshot: a Dice play, a Sweeper ticket and LP shares minted; a new player with a deposit and a play, a
+    // paid withdrawal.
     await a.playDice({ wager: 1, target: 30 });
     await playTicket(a);
+    const lpTx = await a.post('/protocol/v1/house/lp-deposit-transaction', { amount: 5 });
+    expect(lpTx.status).toBe(200);
+    await a.signAndSend(lpTx.body.transaction);
+    await until('the LP shares minted', async () => (await a.get('/house/position')).body.position.shares > 0, 60_000);
     const b = await new Player(api, rpcUrl).onboard(20);
     await b.playDice({ wager: 1 });
     const w = await withdraw(b, 2);
@@ -130,6 +135,7 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     expect(size).toBe(5);
     await archived(size);
     const books = { a: (await a.get('/protocol/v1/player/status')).body, b: (await b.get('/protocol/v1/player/status')).body };
+    const position = (await a.get('/house/position')).body;
     const house = (await a.get('/house')).body.house;
 
     svc.child.kill('SIGTERM');
@@ -152,7 +158,7 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     expect(report).toMatch(/after: {2}5 bet-log entries/);
     // Every play, the new player's key and deposit, the withdrawal's request and payout: all through the ledger's scripts.
     expect(report).toMatch(
-      /restored: \d+ journal events \(3 plays settled again, 2 chain items, 2 withdrawal steps\), [1-9]\d* manifests, [1-9]\d* commit records/,
+      /restored: \d+ journal events \(3 plays settled again, 3 chain items, 2 withdrawal steps, 2 LP steps\), [1-9]\d* manifests, [1-9]\d* commit records/,
     );
     expect(report).not.toMatch(/MISMATCH/);
     expect(report).toMatch(/books: ok vault/);
@@ -166,6 +172,7 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     svc = procs.start(env);
     await waitForLog(svc, /pfws started/);
     expect((await a.get('/protocol/v1/player/status')).body).toEqual(books.a);
+    expect((await a.get('/house/position')).body).toEqual(position);
     await b.login();
     expect((await b.get('/protocol/v1/player/status')).body).toEqual({
       ...books.b,
