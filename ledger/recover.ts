@@ -524,7 +524,7 @@ class Replay {
     const jobId = str(data.jobId);
     const job = jobId ? await this.d.lp.job(jobId) : null;
     const shares = micro(data.shares);
-    if (!job || job.kind !== 'mint' || job.status !== 'queued' || shares === null) {
+    if (job?.kind !== 'mint' || job.status !== 'queued' || shares === null) {
       return this.keep([e], {}, data, job?.wallet ?? null, 'its LP deposit is not queued in the ledger: the shares are not fixed again');
     }
     const { totals, nav } = await this.nav();
@@ -542,7 +542,7 @@ class Replay {
     const jobId = str(data.jobId);
     const job = jobId ? await this.d.lp.job(jobId) : null;
     const value = micro(data.value);
-    if (!job || job.kind !== 'redeem' || job.status !== 'queued' || value === null || (await this.d.lp.redeemHead()) !== jobId) {
+    if (job?.kind !== 'redeem' || job.status !== 'queued' || value === null || (await this.d.lp.redeemHead()) !== jobId) {
       return this.keep([e], {}, data, job?.wallet ?? null, "its LP redemption is not at the head of the ledger's queue: not valued again");
     }
     const { totals, nav } = await this.nav();
