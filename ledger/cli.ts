@@ -82,76 +82,41 @@ async function main(argv: readonly string[]): Promise<number> {
     const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
     closers.push(() => redis.quit());
     const keys = new Keys(config.REDIS_PREFIX);
-    const scripts = defineScripts(redis);
-    const anchors = new AnchorStore(redis, keys, scripts);
-    const restore = new LedgerRestore(redis, keys, scripts);
-    const heartbeats = new HeartbeatStore(redis, keys);
     const engine = await openAnalyticsEngine({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.dataDir }).catch((err: unknown) => {
       throw new StartupError(
         `cannot open the ClickHouse archive (${(err as Error).message}): stop the service first (chDB belongs to one process), or check CLICKHOUSE_URL`,
       );
     });
     closers.push(() => engine.close());
-    const archive = new RecoveryArchive(engine);
 
     if (command === 'status') {
-      const status = await ledgerStatus({ anchors, restore, archive, rpc, anchorKey: anchorKey.publicKey });
+      const scripts = defineScripts(redis);
+      const status = await ledgerStatus({
+        anchors: new AnchorStore(redis, keys, scripts),
+        restore: new LedgerRestore(redis, keys, scripts),
+        archive: new RecoveryArchive(engine),
+        rpc,
+        anchorKey: anchorKey.publicKey,
+      });
       for (const line of status.lines) console.log(line);
       return status.whole ? 0 : 1;
     }
 
-    const setup = await setupOf(config, keeperKey.publicKey);
-    const ledger = new LedgerStore(redis, keys, scripts);
-    const bets = new BetStore(redis, keys, scripts);
-    const tickets = new TicketStore(redis, keys, scripts);
-    const rng = new RngStore(redis, keys, scripts);
     const rngChains = new RngChains(path.join(config.keysDir, 'rng'));
-    const rngValue = (chainId: number, index: number) => rngChains.get(chainId).valueHex(index);
-    const aliasOf = (wallet: string) => aliases.of(wallet);
-    const clock = () => new Date();
-    const keeperLpAccount = await ataOf(address(setup.vaultAuthority), address(setup.lpMint));
-    const tail: TailDeps = {
+    const deps = await recoveryDeps({
+      redis,
+      keys,
       rpc,
-      ledger,
-      indexer: new IndexerStore(redis, keys, scripts),
-      ctx: { usdcMint: setup.usdcMint, vaultTokenAccount: setup.vaultTokenAccount, lpMint: setup.lpMint, keeperLpAccount },
-      commitment: config.INDEXER_COMMITMENT,
-      clock,
-      aliasOf,
-      onReveal: async () => {},
-    };
-    const replayer = (acks: ReadonlyMap<string, Ack>) => {
-      const ackOf = (bet: { hash: string }): Ack => {
-        const ack = acks.get(bet.hash);
-        if (!ack) throw new Error(`no archived ack of bet ${bet.hash}`);
-        return ack;
-      };
-      const limits = { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS };
-      const dice = new DiceGame({ bets, rng, ackOf });
-      const sweeper = new SweeperGame({ bets, tickets, rng, ackOf, aliasOf, clock, limits, agentLimits: config.agentLimits });
-      return new TurnReplayer({ bets, games: { dice, sweeper }, rngValue });
-    };
-    const report = await recoverLedger({
-      anchors,
-      ledger,
-      vaultBalance: async () => BigInt((await rpc.getTokenAccountBalance(address(setup.vaultTokenAccount)).send()).value.amount),
-      bets,
-      tickets,
-      withdrawals: new WithdrawalStore(redis, keys, scripts),
-      lp: new LpStore(redis, keys, scripts),
-      manifests: new ManifestStore(redis, keys, scripts),
-      rng,
-      restore,
-      heartbeats,
-      archive,
-      rpc,
+      setup: await setupOf(config, keeperKey.publicKey),
       anchorKey: anchorKey.publicKey,
-      replayer,
-      aliasOf,
-      chainItems: async () => [...(await itemsSinceCheckpoint(tail, setup.vaultTokenAccount)), ...(await itemsSinceCheckpoint(tail, keeperLpAccount))],
-      agentWindowMs: config.AGENT_WINDOW_MS,
-      clock,
+      aliasOf: (wallet) => aliases.of(wallet),
+      rngValue: (chainId, index) => rngChains.get(chainId).valueHex(index),
+      engine,
+      limits: { maxBetBps: config.MAX_BET_BPS, maxPayoutBps: config.MAX_PAYOUT_BPS, maxExposureBps: config.MAX_EXPOSURE_BPS },
+      agentLimits: config.agentLimits,
+      commitment: config.INDEXER_COMMITMENT,
     });
+    const report = await recoverLedger(deps);
     for (const line of reportLines(report)) console.log(line);
     return report.outcome === 'failed' ? 1 : 0;
   } finally {
