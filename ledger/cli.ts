@@ -3,13 +3,11 @@
 // localnet each belong to one process; recovery writes the journal's own seqs).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { address } from '@solana/kit';
 import { ConfigError, loadConfig, type Config } from '../config/env.ts';
 import { StartupError } from '../config/startup.ts';
 import { setCryptoBackend } from '../protocol/crypto.ts';
 import { nodeBackend } from '../protocol/crypto-node.ts';
-import type { Ack } from '../protocol/ack.ts';
-import { ataOf, configuredSetup, type ChainSetup } from '../chain/genesis.ts';
+import { configuredSetup, type ChainSetup } from '../chain/genesis.ts';
 import { createRpc } from '../chain/rpc.ts';
 import { loadOperatorKey, loadSecret } from '../operator/keys.ts';
 import { Aliases } from '../operator/aliases.ts';
@@ -18,23 +16,11 @@ import { assertRedisReachable, createRedis } from '../store/redis.ts';
 import { Keys } from '../store/keys.ts';
 import { defineScripts } from '../store/scripts.ts';
 import { AnchorStore } from '../store/anchor-store.ts';
-import { ManifestStore } from '../store/anchor-manifests.ts';
-import { BetStore } from '../store/bets.ts';
-import { HeartbeatStore } from '../store/heartbeats.ts';
-import { IndexerStore } from '../store/indexer.ts';
-import { LedgerStore } from '../store/ledger.ts';
 import { LedgerRestore } from '../store/ledger-restore.ts';
-import { LpStore } from '../store/lp.ts';
-import { RngStore } from '../store/rng.ts';
-import { TicketStore } from '../store/tickets.ts';
-import { WithdrawalStore } from '../store/withdrawals.ts';
 import { openAnalyticsEngine } from '../analytics/open-engine.ts';
 import { RecoveryArchive } from '../analytics/recovery-archive.ts';
-import { itemsSinceCheckpoint, type TailDeps } from '../funding/tail.ts';
-import { DiceGame } from '../games/dice.ts';
-import { SweeperGame } from '../games/sweeper.ts';
-import { TurnReplayer } from '../games/replay.ts';
 import { recoverLedger, type RecoveryReport } from './recover.ts';
+import { recoveryDeps } from './recover-deps.ts';
 import { ledgerStatus } from './status.ts';
 
 const USAGE = `usage: npm run ledger -- <command>

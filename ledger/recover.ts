@@ -125,7 +125,7 @@ export async function recoverLedger(d: RecoverDeps): Promise<RecoveryReport> {
   await refuseWhileRunning(d);
   const newest = await newestOperatorCommit(d.rpc, d.anchorKey);
   const chain: TrustedCommit | null = newest ? { entryCount: newest.entryCount, betLogRoot: newest.betLogRoot, signature: newest.signature } : null;
-  const before = { logSize: await d.anchors.logSize(), journalSeq: await d.restore.journalSeq() };
+  const before = { logSize: await d.anchors.logSize(), journalSeq: await d.restore.journalPosition() };
   const archiveSeq = await d.archive.maxSeq();
   const report: RecoveryReport = {
     outcome: 'failed',
@@ -166,7 +166,7 @@ export async function recoverLedger(d: RecoverDeps): Promise<RecoveryReport> {
   const stoppedAt = await replay.run();
   const notRestored = stoppedAt === null ? events.slice(contiguous.length) : events.slice(stoppedAt);
   for (const e of notRestored) report.unrebuilt.push(unrebuiltOf(e, parse(e.data), null, 'not restored: the replay stopped before it (see above)'));
-  const restoredSeq = await d.restore.journalSeq();
+  const restoredSeq = await d.restore.journalPosition();
   // Seqs the archive holds are never handed out again, restored or not.
   await d.restore.fenceJournal(archiveSeq);
   report.restored.manifests = await restoreManifests(d, restoredSeq, report);
@@ -306,7 +306,7 @@ class Replay {
 
   async expectWritten(entries: readonly JournalRecord[]): Promise<boolean> {
     const last = entries[entries.length - 1];
-    return last !== undefined && (await this.d.restore.journalSeq()) === last.seq;
+    return last !== undefined && (await this.d.restore.lastJournalEntry())?.id === last.id;
   }
 
   logOf(receiptId: string | null): LogRecord {

@@ -70,6 +70,14 @@ export class LedgerRestore {
     return Number((await this.redis.get(this.keys.journalSeq())) ?? 0);
   }
 
+  /**
+   * Where the journal's restored entries end: the seq of the stream's newest entry, or the counter when the stream is
+   * empty. The counter alone may be ahead: a recovery that stopped fences it at the archive's newest seq.
+   */
+  async journalPosition(): Promise<number> {
+    return (await this.lastJournalEntry())?.seq ?? (await this.journalSeq());
+  }
+
   /** The newest entry of the journal stream, or null when the stream is empty (or trimmed to nothing). */
   async lastJournalEntry(): Promise<JournalRecord | null> {
     const [entry] = await this.redis.xrevrange(this.keys.journal(), '+', '-', 'COUNT', 1);

@@ -14,13 +14,20 @@ local function stream_id_after(a, b)
 end
 
 -- Takes the archived entries to replay (JSON list of {id, seq, type, at, data}; '' for none). Called before any
--- write: they must continue the journal's seq and stream id, or the script stops with an error, having written nothing.
+-- write: they must continue the stream (its newest entry's seq and id; the counter when it is empty), or the script
+-- stops with an error, having written nothing. The counter may be ahead: a recovery that stopped fenced it.
 local function replay_journal(entriesJson, streamKey, seqKey)
   if entriesJson == nil or entriesJson == '' then return end
   local entries = cjson.decode(entriesJson)
   local seq = tonumber(redis.call('GET', seqKey) or '0')
+  local lastId = '0-0'
   local last = redis.call('XREVRANGE', streamKey, '+', '-', 'COUNT', 1)[1]
-  local lastId = (last and last[1]) or '0-0'
+  if last then
+    lastId = last[1]
+    for i = 1, #last[2], 2 do
+      if last[2][i] == 'seq' then seq = tonumber(last[2][i + 1]) end
+    end
+  end
   for _, e in ipairs(entries) do
     if tonumber(e.seq) ~= seq + 1 then error({err = 'REPLAY journal entry seq ' .. e.seq .. ' does not follow the journal at ' .. seq}) end
     if not stream_id_after(e.id, lastId) then error({err = 'REPLAY journal entry ' .. e.id .. ' does not follow the stream at ' .. lastId}) end
@@ -37,7 +44,7 @@ local function journal(streamKey, seqKey, eventType, at, data)
     -- The recovery passes exactly the entries the script journals; it checks that before calling.
     if not e then error({err = 'REPLAY the script journals more events than were passed'}) end
     redis.call('XADD', streamKey, e.id, 'seq', e.seq, 'type', e.type, 'at', e.at, 'data', e.data)
-    redis.call('SET', seqKey, e.seq)
+    if tonumber(e.seq) > tonumber(redis.call('GET', seqKey) or '0') then redis.call('SET', seqKey, e.seq) end
     return tonumber(e.seq)
   end
   local seq = redis.call('INCR', seqKey)
