@@ -232,6 +232,8 @@ class Replay {
     readonly turns: ReadonlyMap<string, TurnInput>,
     readonly wallets: Map<string, string>,
     readonly items: ChainItem[],
+    /** Receipts of the plays that end within the archived journal. */
+    readonly ended: ReadonlySet<string>,
   ) {
     this.replayer = d.replayer(this.acks);
   }
@@ -242,7 +244,8 @@ class Replay {
     const items = await d.chainItems();
     const wallets = new Map<string, string>();
     for (const w of [...(await d.restore.wallets()), ...items.flatMap((i) => (i.wallet ? [i.wallet] : []))]) wallets.set(d.aliasOf(w), w);
-    return new Replay(d, events, report, receipts, turnsOf(receipts), wallets, items);
+    const ended = new Set(events.flatMap((e) => (e.type === 'bet_settled' || e.type === 'ticket_settled' ? [str(parse(e.data).receiptId) ?? ''] : [])));
+    return new Replay(d, events, report, receipts, turnsOf(receipts), wallets, items, ended);
   }
 
   /** @returns the index of the event the replay stopped at, or null when every event was restored */
@@ -294,6 +297,17 @@ class Replay {
     }
   }
 
+  /**
+   * A play that ends within the archived journal but whose receipt is not archived yet (the archiver runs behind the
+   * shipper) is not kept as it is: the replay stops before it, so a recovery run again once the archive caught up
+   * rebuilds it whole.
+   */
+  stopIfLagging(receiptId: string | null): void {
+    if (receiptId && this.ended.has(receiptId) && !this.receipts.has(receiptId)) {
+      throw new Stop(`play ${receiptId} ends in the archived journal, but the archive holds no receipt of it yet: run recover again once it does`);
+    }
+  }
+
   /** Writes the entries as archived, with what stays whole, and names what is lost (unless `why` is null). */
   async keep(entries: JournalRecord[], kept: KeptRecord, data: Json, wallet: string | null, why: string | null): Promise<number> {
     const { rngBooked } = await this.d.restore.keep(entries, kept);
@@ -322,6 +336,7 @@ class Replay {
     const t = hash ? this.turns.get(hash) : undefined;
     if (hash && (await this.d.bets.bet(hash)))
       throw new Stop(`the ledger already holds bet ${hash}, which the archive commits after the ledger's journal ends`);
+    this.stopIfLagging(receiptIdOf(e, data));
     const kept: KeptRecord = {
       ...(str(data.rngChainHead) && typeof data.rngIndex === 'number'
         ? { rng: { chainHead: data.rngChainHead as string, index: data.rngIndex, disclosed: 0 } }
@@ -386,6 +401,7 @@ class Replay {
     const ticketId = str(data.ticketId) ?? '';
     const player = str(data.player);
     const wallet = player ? (this.wallets.get(player) ?? null) : null;
+    this.stopIfLagging(sweeperReceiptId(ticketId));
     const receipt = this.receipts.get(sweeperReceiptId(ticketId));
     const mode = data.mode;
     const wager = typeof data.wager === 'string' && /^\d+$/.test(data.wager) ? BigInt(data.wager) : null;
