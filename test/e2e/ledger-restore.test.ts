@@ -151,6 +151,11 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     expect(refused.output()).toContain('`npm run ledger -- recover`');
     expect(refused.output()).not.toMatch(/\n\s+at /);
 
+    const status = procs.start(env, ['status'], 'ledger/cli.ts');
+    expect(await exitOf(status, 180_000), status.output()).toBe(1);
+    expect(status.output()).toMatch(/log: NOT WHOLE\. the bet log does not hold the newest on-chain commit .* holds 2 entries .* covers 5 entries/);
+    expect(status.output()).toMatch(/journal: the ledger is at seq \d+, the ClickHouse archive at seq \d+: \d+ archived events are missing from the ledger/);
+
     const recovered = procs.start(env, ['recover'], 'ledger/cli.ts');
     expect(await exitOf(recovered, 300_000), recovered.output()).toBe(0);
     const report = recovered.output();
@@ -181,14 +186,15 @@ describe('a ledger restored from a snapshot older than the chain', () => {
       stakedInPlay: 0,
       exposure: 0,
     });
-    // The house's results are whole; the unrebuilt bet's stake and open exposure are not held any more.
+    // The house's results and LP principal are whole; the unrebuilt bet's stake and open exposure are not held any more.
     const micro = (n: number) => BigInt(Math.round(n * 1e6));
     const { baseBankroll, gameNet, volume } = house;
     expect((await a.get('/house')).body.house).toMatchObject({
       baseBankroll,
       gameNet,
       volume,
-      totalStaked: 0,
+      totalStaked: house.totalStaked,
+      activeReserve: 0,
       openExposure: 0,
       totalValue: Number(formatMicro(micro(house.totalValue) + micro(house.openExposure))),
     });
