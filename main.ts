@@ -47,8 +47,8 @@ export async function startService(config: Config, logger: Logger, options: Star
     for (const s of stoppers.reverse()) await s().catch((err) => logger.warn({ err }, 'shutdown step failed'));
   };
   try {
-    // Before anything slow: an unreachable Redis fails the start within seconds, naming REDIS_URL.
-    if (!overrides.redis) await assertRedisReachable(config.REDIS_URL);
+    // Before anything slow: an unreachable Redis fails the start within seconds, naming REDIS_URL (or the Sentinels).
+    if (!overrides.redis) await assertRedisReachable(config.redis);
     const { startLocalnet, apiDepsOf, createWiring, startApi, Indexer, startWorker } = await loadRoles();
     let localnet: Localnet | null = null;
     if (config.localnet && !localnetUrl) {

@@ -21,7 +21,8 @@ import { explorerLinks, type ExplorerLinks } from './protocol/explorer.ts';
 import { loadOperatorKey, loadOperatorKeys, loadSecret, type OperatorKey, type OperatorKeys } from './operator/keys.ts';
 import { RngChains } from './operator/rng-chains.ts';
 import { Aliases } from './operator/aliases.ts';
-import { createServiceRedis, notAfterOf, type Redis } from './store/redis.ts';
+import { commandTimeoutOf, createServiceRedis, notAfterOf, type Redis } from './store/redis.ts';
+import { Replication } from './store/replication.ts';
 import { Keys } from './store/keys.ts';
 import { defineScripts } from './store/scripts.ts';
 import { LedgerStore } from './store/ledger.ts';
@@ -46,7 +47,17 @@ import { TopUps } from './payments/top-up.ts';
 import { HeartbeatStore } from './store/heartbeats.ts';
 import { QueueDepths } from './store/queue-depths.ts';
 import { createProcessMetrics, processScrape, type ProcessMetrics } from './config/metrics.ts';
-import { clickhouseCheck, feePayerCheck, heartbeatCheck, notConfigured, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
+import {
+  anchorCheck,
+  clickhouseCheck,
+  feePayerCheck,
+  heartbeatCheck,
+  journalCheck,
+  notConfigured,
+  ReadinessChecks,
+  redisCheck,
+  rpcCheck,
+} from './api/readiness.ts';
 import { createServiceMetrics } from './api/service-metrics.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
@@ -98,6 +109,8 @@ export interface Wiring {
   redis: Redis;
   keys: Keys;
   stores: Stores;
+  /** Before an answer goes out (or the worker anchors or pays), what was written is on the replicas (REDIS_WAIT_REPLICAS). */
+  replication: Replication;
   /** For the worker and the indexer, which retry on their own. */
   rpc: SolanaRpc;
   /** For request paths: each call waits at most CHAIN_RPC_TIMEOUT_MS, then the request gets 503. */
@@ -189,10 +202,20 @@ async function refuseLostLedger(ledger: LedgerStore, rpc: SolanaRpc, rpcUrl: str
 
 export async function createWiring(config: Config, logger: Logger, rpcUrl: string, overrides: WiringOverrides = {}): Promise<Wiring> {
   setCryptoBackend(nodeBackend);
-  const redis = overrides.redis ?? (await createServiceRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, logger));
+  const redis = overrides.redis ?? (await createServiceRedis(config.redis, config.REDIS_COMMAND_TIMEOUT_MS, logger));
   const notAfter = notAfterOf(config.REDIS_COMMAND_TIMEOUT_MS);
   const keys = new Keys(config.REDIS_PREFIX);
-  const queueDepths = new QueueDepths(config.REDIS_URL, keys.queuePrefix());
+  // WAIT blocks its connection, so the barrier has one of its own: the request paths' connection never waits on it.
+  const replicationRedis =
+    config.REDIS_WAIT_REPLICAS > 0
+      ? redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: false, commandTimeout: commandTimeoutOf(config.REDIS_COMMAND_TIMEOUT_MS) })
+      : null;
+  replicationRedis?.on('error', () => {}); // reported by the command connection (logOutages)
+  const replication = new Replication(replicationRedis ?? redis, keys.replicationBarrier(), {
+    replicas: config.REDIS_WAIT_REPLICAS,
+    timeoutMs: config.REDIS_WAIT_TIMEOUT_MS,
+  });
+  const queueDepths = new QueueDepths(config.redis, keys.queuePrefix());
   // chDB belongs to the worker's process; with a ClickHouse server every process may open its own client.
   const analyticsEngine =
     config.CLICKHOUSE_URL || (config.roles.includes('worker') && !overrides.analyticsReader)
@@ -201,6 +224,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const close = async () => {
     await analyticsEngine?.close();
     await queueDepths.close();
+    replicationRedis?.disconnect();
     if (!overrides.redis) await redis.quit().catch(() => redis.disconnect());
   };
   const scripts = defineScripts(redis);
@@ -351,6 +375,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         return analyticsEngine.get();
       },
       clock,
+      cacheMs: config.ANALYTICS_CACHE_MS,
       bankroll: async () => {
         try {
           return { totalValue: microToNumber((await houseState(houseDeps)).nav) };
@@ -366,9 +391,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
       ? {
           analytics: {
             engine: analyticsEngine,
-            stream: JournalStream.of(redis, keys),
+            stream: JournalStream.of(redis, keys, replication),
             lease: stores.shipper.lease,
-            archive: { anchors: stores.anchors, bets: stores.bets, manifests: stores.manifests, progress: stores.shipper },
+            archive: { anchors: stores.anchors, manifests: stores.manifests, progress: stores.shipper },
             heartbeats: stores.heartbeats,
             clock,
             logger: workerLogger,
@@ -398,9 +423,10 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         maxEntries: config.ANCHOR_MAX_ENTRIES,
         commitment: config.INDEXER_COMMITMENT,
         checkpoints: { store: stores.transparency, origin: checkpointOrigin(config.PUBLIC_BASE_URL) },
+        replication,
       },
-      manifests: { store: stores.manifests, anchorKey: operator.anchor, maxEvents: config.MANIFEST_MAX_EVENTS, clock, logger: workerLogger },
-      redisUrl: config.REDIS_URL,
+      manifests: { store: stores.manifests, anchorKey: operator.anchor, maxEvents: config.MANIFEST_MAX_EVENTS, clock, logger: workerLogger, replication },
+      redis: config.redis,
       queuePrefix: keys.queuePrefix(),
       logger,
       anchorMaxEntries: config.ANCHOR_MAX_ENTRIES,
@@ -420,8 +446,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         commitment: config.INDEXER_COMMITMENT,
         clock,
         logger: workerLogger,
+        replication,
       },
-      redisUrl: config.REDIS_URL,
+      redis: config.redis,
       queuePrefix: keys.queuePrefix(),
       logger,
     },
@@ -478,7 +505,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         : notConfigured(
             config.X402_FACILITATOR_URL ? 'x402 fees are paid by the remote facilitator (X402_FACILITATOR_URL)' : 'no x402 fee payer key on this host',
           ),
-    );
+    )
+    .add('anchor', anchorCheck(stores.anchors))
+    .add('journal', journalCheck(stores.heartbeats));
 
   return {
     config,
@@ -487,6 +516,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     redis,
     keys,
     stores,
+    replication,
     rpc,
     requestRpc,
     rpcUrl,
@@ -523,7 +553,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
 
 /** The activity stream of one API process: its own subscriber connection, made when the first client comes. */
 export function activityStreamOf(w: Wiring): ActivityStream {
-  const store = new LivePlayStore(w.redis, w.keys, w.config.REDIS_URL);
+  const store = new LivePlayStore(w.redis, w.keys, w.config.redis);
   return new ActivityStream({
     journal: store,
     subscribe: (handlers) => store.subscribe(handlers),
@@ -589,6 +619,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     agents: w.agents,
     analytics: w.analytics,
     rateLimitStore: { redis: w.redis, nameSpace: w.keys.rateLimit() },
+    replication: w.replication,
     ops: {
       readiness: w.readiness,
       metrics: w.metrics,

@@ -1,23 +1,25 @@
 /**
- * The public archive beside the journal: receipts (a newer version replaces an older one, as when the
- * anchor fields are filled) and signed journal manifests. Re-sending either is harmless: both tables
- * are ReplacingMergeTree, and reads take the newest version.
+ * The public archive beside the journal: receipts, each archived once as it settled, the anchors that later fill
+ * them as small rows of their own, and signed journal manifests. Re-sending any of them is harmless: the tables are
+ * ReplacingMergeTree, and reads take one row per key.
  * @module
  */
 import type { Manifest } from '../protocol/manifest.ts';
 import type { AnalyticsEngine } from './engine.ts';
+import type { ReceiptIndex } from './receipt-index.ts';
 import { dateTimeText, sql, type SqlValue } from './sql.ts';
 import { TABLE_COLUMNS } from './tables.ts';
 
-/** The receipt fields the archive indexes; the whole receipt is kept as JSON in `body`. */
-export interface ArchivedReceipt {
+/** A receipt as the archive takes it: its stored JSON (text, or its UTF-8 bytes), as is, and the fields it is indexed by. */
+export interface ArchivedReceipt extends ReceiptIndex {
+  body: string | Uint8Array;
+}
+
+/** An anchor as the archive takes it: its stored JSON (text, or its UTF-8 bytes), as is. */
+export interface ArchivedAnchor {
   receiptId: string;
-  game: string;
-  /** Public alias. */
-  player: string;
-  status: string;
-  anchor: { status: string };
-  createdAt: string;
+  anchorStatus: string;
+  anchor: string | Uint8Array;
 }
 
 /** A manifest with the journal seq range it covers. */
@@ -28,21 +30,33 @@ export interface ArchivedManifest {
 }
 
 /**
- * Inserts receipts at a version; for one receiptId the highest version wins (use a number that grows
- * with every change of the receipt, e.g. its anchor's progress or an update time in ms).
+ * The `version` of a receipt body row: bodies are archived at 1. Rows archived before anchors had a table of their
+ * own carry the anchored body at 2; reads still prefer them, and the anchor row wins over the body's own anchor.
  */
-export async function archiveReceipts(engine: AnalyticsEngine, items: readonly { receipt: ArchivedReceipt; version: number | bigint }[]): Promise<void> {
-  const rows: SqlValue[][] = items.map(({ receipt: r, version }) => [
+export const RECEIPT_BODY_VERSION = 1;
+
+/** Inserts settled receipts, one INSERT. */
+export async function archiveReceipts(engine: AnalyticsEngine, receipts: readonly ArchivedReceipt[]): Promise<void> {
+  const rows: SqlValue[][] = receipts.map((r) => [
     r.receiptId,
     r.game,
     r.player,
     r.status,
-    r.anchor.status,
-    JSON.stringify(r),
+    r.anchorStatus,
+    r.body,
     dateTimeText(new Date(r.createdAt)),
-    BigInt(version),
+    RECEIPT_BODY_VERSION,
   ]);
   await engine.insert('receipts', TABLE_COLUMNS.receipts, rows);
+}
+
+/** Inserts the anchors of receipts, one INSERT. */
+export async function archiveAnchors(engine: AnalyticsEngine, anchors: readonly ArchivedAnchor[]): Promise<void> {
+  await engine.insert(
+    'receipt_anchors',
+    TABLE_COLUMNS.receipt_anchors,
+    anchors.map((a) => [a.receiptId, a.anchorStatus, a.anchor]),
+  );
 }
 
 export async function archiveManifests(engine: AnalyticsEngine, records: readonly ArchivedManifest[]): Promise<void> {
@@ -63,11 +77,18 @@ export async function archiveManifests(engine: AnalyticsEngine, records: readonl
   await engine.insert('manifests', TABLE_COLUMNS.manifests, rows);
 }
 
-/** The newest archived version of a receipt, or null. */
-export async function archivedReceipt(engine: AnalyticsEngine, receiptId: string): Promise<{ receipt: unknown; version: bigint } | null> {
-  // argMax over the versions, so unmerged parts never show an older receipt.
-  const [row] = await engine.query<{ body: string; v: string }>(
-    sql`SELECT argMax(body, version) AS body, toString(max(version)) AS v FROM receipts WHERE receiptId = ${receiptId} GROUP BY receiptId`,
-  );
-  return row ? { receipt: JSON.parse(row.body), version: BigInt(row.v) } : null;
+/**
+ * A receipt as the archive holds it: the body with its archived anchor in place of the one it settled with.
+ * @returns null when the receipt is not archived; `anchored` when an anchor row was found for it
+ */
+export async function archivedReceipt(engine: AnalyticsEngine, receiptId: string): Promise<{ receipt: Record<string, unknown>; anchored: boolean } | null> {
+  // argMax and any(): unmerged parts may still hold several rows of one key.
+  const [[row], [anchor]] = await Promise.all([
+    engine.query<{ body: string }>(sql`SELECT argMax(body, version) AS body FROM receipts WHERE receiptId = ${receiptId} GROUP BY receiptId`),
+    engine.query<{ anchor: string }>(sql`SELECT any(anchor) AS anchor FROM receipt_anchors WHERE receiptId = ${receiptId} GROUP BY receiptId`),
+  ]);
+  if (!row) return null;
+  const receipt = JSON.parse(row.body) as Record<string, unknown>;
+  if (anchor) receipt.anchor = JSON.parse(anchor.anchor) as unknown;
+  return { receipt, anchored: anchor !== undefined };
 }

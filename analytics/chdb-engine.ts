@@ -6,10 +6,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { Session, drainPending } from 'chdb';
-import { COMMON_SETTINGS, EngineError, insertStatement, type AnalyticsEngine, type Row } from './engine.ts';
+import { COMMON_SETTINGS, EngineError, insertTarget, type AnalyticsEngine, type Row } from './engine.ts';
 import type { SqlValue } from './sql.ts';
 import type { TableName } from './tables.ts';
 import { parseJsonEachRow } from './json-rows.ts';
+import { tsvBytes } from './tsv.ts';
 
 export interface ChdbEngineOptions {
   /** Directory that holds the chDB data; created when missing. */
@@ -28,6 +29,21 @@ export interface ChdbEngineOptions {
 }
 
 const DATABASE_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MIB = 1024 * 1024;
+
+/**
+ * chDB's server settings. ClickHouse's defaults suit a host of its own; here chDB shares two cores and the service's
+ * memory: merges run in a pool of two threads (chDB's own default, pinned), the caches that fill as parts are read
+ * are capped (5 GiB each by default), and chDB as a whole is held to 1 GiB (past a fifth of it in freed pages, its
+ * memory worker hands them back to the system).
+ */
+export const CHDB_SERVER_SETTINGS = {
+  background_pool_size: 2,
+  mark_cache_size: 64 * MIB,
+  primary_index_cache_size: 64 * MIB,
+  index_mark_cache_size: 16 * MIB,
+  max_server_memory_usage: 1024 * MIB,
+} as const;
 
 /**
  * Opens (or creates) a chDB data directory.
@@ -37,10 +53,11 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
   const database = options.database ?? 'default';
   if (!DATABASE_RE.test(database)) throw new EngineError(`invalid database name ${JSON.stringify(database)}`);
   mkdirSync(options.dataDir, { recursive: true });
-  const settings = { max_threads: options.maxThreads ?? 1, ...COMMON_SETTINGS };
+  // Our own batches are the batching: an async insert would only wait for its flush timer.
+  const settings = { max_threads: options.maxThreads ?? 1, async_insert: 0, ...COMMON_SETTINGS };
   let session: Session;
   try {
-    session = new Session(options.dataDir, { connectionArgs: Object.entries(settings).map(([k, v]) => `--${k}=${v}`) });
+    session = new Session(options.dataDir, { connectionArgs: Object.entries({ ...CHDB_SERVER_SETTINGS, ...settings }).map(([k, v]) => `--${k}=${v}`) });
   } catch (err) {
     throw new EngineError(`cannot open chDB at ${options.dataDir}: ${(err as Error).message}`, { cause: err });
   }
@@ -75,7 +92,14 @@ class ChdbEngine implements AnalyticsEngine {
 
   async insert(table: TableName, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.exec(insertStatement(table, columns, rows));
+    if (this.closed) throw new EngineError('chDB engine is closed');
+    const target = insertTarget(table, columns);
+    const values = tsvBytes(rows);
+    try {
+      await this.session.insert({ table: `${this.database}.${target.table}`, columns: target.columns, values, format: 'TabSeparated' });
+    } catch (err) {
+      throw new EngineError(`chDB: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   async settle(): Promise<void> {

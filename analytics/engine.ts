@@ -65,12 +65,19 @@ export const COMMON_SETTINGS = {
 } as const;
 
 /**
+ * The table and columns of an INSERT, checked against the schema whitelist.
+ * @throws {SqlValueError} for an unknown table or column
+ */
+export function insertTarget(table: TableName, columns: readonly string[]): { table: string; columns: string[] } {
+  const allowed: readonly string[] = TABLE_COLUMNS[table];
+  return { table: identifier(table, TABLES).text, columns: columns.map((c) => identifier(c, allowed).text) };
+}
+
+/**
  * `INSERT INTO t (cols) VALUES …` with the table and columns checked against the schema whitelist.
  * @throws {SqlValueError} for an unknown table or column, or a value without a literal
  */
 export function insertStatement(table: TableName, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): string {
-  const t = identifier(table, TABLES);
-  const allowed: readonly string[] = TABLE_COLUMNS[table];
-  const cols = columns.map((c) => identifier(c, allowed).text).join(', ');
-  return `INSERT INTO ${t} (${cols}) VALUES ${rows.map(tuple).join(',')}`;
+  const target = insertTarget(table, columns);
+  return `INSERT INTO ${target.table} (${target.columns.join(', ')}) VALUES ${rows.map(tuple).join(',')}`;
 }

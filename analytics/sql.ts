@@ -18,8 +18,8 @@ export class SqlFragment {
   }
 }
 
-/** Values the formatter turns into literals. */
-export type SqlValue = string | number | bigint | boolean | Date | readonly SqlValue[] | SqlFragment;
+/** Values the formatter turns into literals. Bytes are UTF-8 text (a stored JSON document read as bytes). */
+export type SqlValue = string | number | bigint | boolean | Date | Uint8Array | readonly SqlValue[] | SqlFragment;
 
 const HEX = '0123456789ABCDEF';
 
@@ -54,6 +54,7 @@ const pad2 = (n: number) => String(n).padStart(2, '0');
  * - numbers must be finite (integers print as integers);
  * - bigints print exactly (Int64/UInt64 columns never pass through a double);
  * - booleans are 1 / 0;
+ * - bytes are decoded as UTF-8 and quoted like a string;
  * - a Date is `toDateTime(<unix seconds>, 'UTC')`, whole seconds only;
  * - arrays are `[a, b]`; a {@link SqlFragment} is inserted as written.
  * @throws {SqlValueError} for NaN, ±Infinity, an invalid or sub-second Date, null, undefined, objects
@@ -73,6 +74,7 @@ export function literal(value: SqlValue): string {
       return Object.is(value, -0) ? '0' : String(value);
     case 'object':
       if (value instanceof SqlFragment) return value.text;
+      if (value instanceof Uint8Array) return `'${escapeString(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8'))}'`;
       if (value instanceof Date) {
         const ms = value.getTime();
         if (!Number.isFinite(ms)) throw new SqlValueError('invalid Date');

@@ -25,6 +25,7 @@ export const TABLE_COLUMNS = {
   ],
   plays: ['seq', 'receiptId', 'game', 'player', 'source', 'betAmount', 'payout', 'won', 'settledAt', 'settledAtMs'],
   receipts: ['receiptId', 'game', 'player', 'status', 'anchorStatus', 'body', 'createdAt', 'version'],
+  receipt_anchors: ['receiptId', 'anchorStatus', 'anchor'],
   manifests: [
     'manifestHash',
     'version',

@@ -13,7 +13,7 @@ import type { JournalStream } from '../store/analytics.ts';
 import type { Lease } from '../store/lease.ts';
 import type { HeartbeatStore } from '../store/heartbeats.ts';
 import { archivePass, type ArchiverDeps } from '../analytics/archiver.ts';
-import { JournalShipper, type ShipperDeps } from '../analytics/shipper.ts';
+import { JournalShipper, type Checkpoint, type ShipperDeps } from '../analytics/shipper.ts';
 
 export interface AnalyticsWorkerDeps {
   engine: EngineHolder;
@@ -29,7 +29,7 @@ export interface AnalyticsWorkerDeps {
    */
   passMs?: number;
   /** Shipper tuning (tests: short backoff). */
-  shipper?: Pick<ShipperDeps, 'batchSize' | 'blockMs' | 'retry' | 'compactEveryMs'>;
+  shipper?: Pick<ShipperDeps, 'batchSize' | 'flushMs' | 'blockMs' | 'retry' | 'compactEveryMs'>;
 }
 
 const LEASE_MS = 15_000;
@@ -91,7 +91,13 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       return;
     }
     if (!shipper) {
-      shipper = new JournalShipper({ stream: deps.stream, engine, logger, now: deps.clock, ...deps.shipper });
+      const kind = engine.kind;
+      // Beaten after every INSERT too, so `pfws_shipper_lag_events` shows the lag itself, not a second-old view of it.
+      const onShipped = (checkpoint: Checkpoint) =>
+        void deps.heartbeats
+          .beat('shipper', passMs, { shippedSeq: checkpoint.seq, engine: kind }, deps.clock().getTime())
+          .catch((err) => problem('shipper heartbeat failed', err));
+      shipper = new JournalShipper({ stream: deps.stream, engine, logger, now: deps.clock, onShipped, ...deps.shipper });
       shipper.start();
     }
     try {
@@ -100,8 +106,14 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       problem('archiving receipts and manifests failed', err);
     }
     const checkpoint = shipper.checkpoint;
+    // `stopped` is always written, so a stop that ended does not linger in the record.
     await deps.heartbeats
-      .beat('shipper', passMs, { ...(checkpoint ? { shippedSeq: checkpoint.seq } : {}), engine: engine.kind }, deps.clock().getTime())
+      .beat(
+        'shipper',
+        passMs,
+        { ...(checkpoint ? { shippedSeq: checkpoint.seq } : {}), engine: engine.kind, stopped: shipper.stopped ?? '' },
+        deps.clock().getTime(),
+      )
       .catch((err) => problem('shipper heartbeat failed', err));
   };
 

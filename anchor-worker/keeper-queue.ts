@@ -9,13 +9,14 @@
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { queueConnections } from '../store/redis.ts';
+import { queueConnections, type RedisAddress } from '../store/redis.ts';
 import { Keeper, type KeeperDeps, type KeeperOptions, type StepResult, type WithdrawalPass } from '../funding/keeper.ts';
 import { startPollLoop } from './poll-loop.ts';
 
 export interface KeeperQueueDeps {
   keeper: KeeperDeps;
-  redisUrl: string;
+  /** The ledger's Redis (a URL, or the Sentinels' primary). */
+  redis: RedisAddress;
   /** BullMQ key prefix (store/keys.ts). */
   queuePrefix: string;
   logger: Logger;
@@ -45,7 +46,7 @@ export async function startKeeper(deps: KeeperQueueDeps, options: KeeperQueueOpt
   const log = deps.logger.child({ role: 'worker', part: 'keeper' });
   const keeper = new Keeper(deps.keeper, options);
   const { withdrawals, lp } = deps.keeper;
-  const connections = queueConnections(deps.redisUrl);
+  const connections = queueConnections(deps.redis);
   const connection = connections.connection;
   const prefix = deps.queuePrefix;
   const queue = new Queue<KeeperJobData>('keeper', { connection: connection(), prefix });

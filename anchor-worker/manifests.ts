@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { OperatorKey } from '../operator/keys.ts';
 import { NO_MANIFEST_HASH, buildManifestBody, signManifest, type Manifest } from '../protocol/manifest.ts';
 import type { ManifestDraft, ManifestStore } from '../store/anchor-manifests.ts';
+import type { ReplicationBarrier } from '../store/replication.ts';
 
 export interface ManifestHooks {
   /** Runs after the draft is stored and before it is signed and published (tests stop here). */
@@ -22,6 +23,8 @@ export interface ManifestDeps {
   maxEvents: number;
   clock: () => Date;
   logger: Logger;
+  /** The events a manifest signs, and its draft, are on the replicas before it is published. */
+  replication: ReplicationBarrier;
 }
 
 export class ManifestBuilder {
@@ -52,6 +55,7 @@ export class ManifestBuilder {
       if (!(await this.store.claimDraft(state.latest, draft))) return null;
     }
     await this.hooks.afterDraft?.(draft);
+    await deps.replication.confirm();
     const manifest = signManifest(draft.body, deps.anchorKey.seed);
     const previous = draft.body.previousManifestHash === NO_MANIFEST_HASH ? null : draft.body.previousManifestHash;
     if (!(await this.store.publish(previous, { manifest, firstSeq: draft.firstSeq, lastSeq: draft.lastSeq }))) return null;

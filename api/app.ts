@@ -9,6 +9,7 @@ import { Ajv } from 'ajv';
 import type { ApiDeps } from './deps.ts';
 import partsPlugin from './plugins/parts.ts';
 import errorsPlugin from './plugins/errors.ts';
+import replicatedPlugin from './plugins/replicated.ts';
 import authPlugin from './plugins/auth.ts';
 import walletRoutes from './routes/wallet.ts';
 import playerRoutes from './routes/player.ts';
@@ -109,6 +110,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await app.register(partsPlugin, deps);
   await app.register(errorsPlugin);
+  await app.register(replicatedPlugin);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -29,6 +29,7 @@ import type { Registry } from 'prom-client';
 import type { ReadinessChecks } from './readiness.ts';
 import type { ActivityStream } from '../analytics/activity-stream.ts';
 import type { AnalyticsReader } from '../analytics/reader.ts';
+import type { ReplicationBarrier } from '../store/replication.ts';
 
 /** The chain objects and operator public keys clients and verifiers start from. */
 export interface ChainInfo {
@@ -88,4 +89,6 @@ export interface ApiDeps {
   analytics: AnalyticsReader;
   /** Where the rate limiter counts (@fastify/rate-limit's Redis store), so every API process shares one budget. */
   rateLimitStore: { redis: Redis; nameSpace: string };
+  /** Waits until what was written is on the replicas (REDIS_WAIT_REPLICAS); every write answer passes through it. */
+  replication: ReplicationBarrier;
 }

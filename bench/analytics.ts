@@ -42,9 +42,9 @@ function rng(seed: number): () => number {
 
 const aliases = Array.from({ length: PLAYERS }, (_, i) => `p_${toBase58(new Uint8Array([i >> 16, (i >> 8) & 255, i & 255, 42, 7, 1]))}`);
 
-/** Raw stream entries exactly as the ledger scripts journal settled plays, in time order. */
-function* playEntries(from: number, to: number, total: number, r: () => number): Generator<[string, string[]]> {
-  const start = NOW.getTime() - YEAR_MS;
+/** Raw stream entries exactly as the ledger scripts journal settled plays, in time order, over the year before `now`. */
+function* playEntries(from: number, to: number, total: number, r: () => number, now: Date): Generator<[string, string[]]> {
+  const start = now.getTime() - YEAR_MS;
   for (let i = from; i < to; i++) {
     const atMs = start + Math.floor((i / total) * YEAR_MS);
     // Zipf-like: P(k) ∝ 1/k over 100k players.
@@ -74,7 +74,14 @@ function* playEntries(from: number, to: number, total: number, r: () => number):
 }
 
 /** Loads plays `from`..`to`; returns the wall and CPU milliseconds spent inside the inserts. */
-async function load(engine: AnalyticsEngine, from: number, to: number, total: number, r: () => number): Promise<{ wallMs: number; cpuMs: number }> {
+async function load(
+  engine: AnalyticsEngine,
+  from: number,
+  to: number,
+  total: number,
+  r: () => number,
+  now: Date = NOW,
+): Promise<{ wallMs: number; cpuMs: number }> {
   let insertMs = 0;
   let cpuMs = 0;
   let rows: JournalRow[] = [];
@@ -87,12 +94,23 @@ async function load(engine: AnalyticsEngine, from: number, to: number, total: nu
     insertMs += performance.now() - t;
     rows = [];
   };
-  for (const [id, fields] of playEntries(from, to, total, r)) {
+  for (const [id, fields] of playEntries(from, to, total, r, now)) {
     rows.push(journalRowOf(id, fields) as JournalRow);
     if (rows.length === BATCH) await flush();
   }
   await flush();
   return { wallMs: insertMs, cpuMs };
+}
+
+/**
+ * Loads `count` plays (journal seqs 1..count) over the year before `now`, as this benchmark does, and merges the
+ * totals as the running shipper would have by then. The mixed benchmark preloads a service's chDB with it.
+ */
+export async function preloadPlays(engine: AnalyticsEngine, count: number, now: Date): Promise<void> {
+  await migrate(engine);
+  await load(engine, 0, count, count, rng(2027), now);
+  await pruneTopWagers(engine, now);
+  await compactAggregates(engine);
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;

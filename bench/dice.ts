@@ -1,7 +1,9 @@
-// Complete dice bets (prepare, commit, reveal, real signatures) at 1, 16 and 64 concurrent players.
+// Complete dice bets (prepare, commit, reveal, real signatures) at 1, 16 and 64 concurrent players, with the CPU each
+// settled bet costs (per process, every thread) and how far analytics trail settlement at the top level.
 import { BenchPlayer, Timer, poolFor, runFor } from './client.ts';
 import { Redis } from 'ioredis';
 import type { BenchService } from './service.ts';
+import { ShipperLagSampler } from './shipper-lag.ts';
 
 interface CpuSample {
   service: { main: number; api: number };
@@ -27,44 +29,77 @@ export async function onboardPlayers(service: BenchService, count: number, depos
   return players;
 }
 
-export async function benchDice(service: BenchService, levels = [1, 16, 64], durationMs = 8_000): Promise<Record<string, number>> {
+export interface DiceBenchOptions {
+  /** @defaultValue `[1, 16, 64]` */
+  levels?: number[];
+  /** @defaultValue 8000 */
+  durationMs?: number;
+  /** Prefix of every figure's name. @defaultValue `'dice'` */
+  name?: string;
+  /** Samples the shipper lag during the top level. @defaultValue true */
+  lag?: boolean;
+}
+
+export async function benchDice(service: BenchService, options: DiceBenchOptions = {}): Promise<Record<string, number>> {
+  const { levels = [1, 16, 64], durationMs = 8_000, name = 'dice', lag = true } = options;
   const figures: Record<string, number> = {};
-  const players = await onboardPlayers(service, Math.max(...levels), 1_000);
-  const { pool, apiPath } = poolFor(service.api, Math.max(...levels));
+  const top = Math.max(...levels);
+  const players = await onboardPlayers(service, top, 1_000);
+  const { pool, apiPath } = poolFor(service.api, top);
   for (const p of players) Object.assign(p, { pool, apiPath });
   let last: { settled: number; timer: Timer } | null = null;
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   for (const level of levels) {
     const timer = new Timer();
+    const sampler = lag && level === top ? new ShipperLagSampler(service) : null;
+    sampler?.start();
     const before = await cpuSample(service, redis);
     const run = await runFor(level, durationMs, async (worker) => {
       await players[worker]!.diceBet(timer);
     });
     const after = await cpuSample(service, redis);
-    if (level === Math.max(...levels) && run.done) {
+    if (sampler) {
+      const shipped = await sampler.stop();
+      figures[`${name}.shipperLagP50Events`] = shipped.p50Events;
+      figures[`${name}.shipperLagP99Events`] = shipped.p99Events;
+      figures[`${name}.shipperLagP50Ms`] = shipped.p50Ms;
+      figures[`${name}.shipperLagP99Ms`] = shipped.p99Ms;
+      figures[`${name}.shipperLagMaxMs`] = shipped.maxMs;
+    }
+    if (level === top && run.done) {
       // Where each settled bet's CPU goes (µs): the load generator shares the machine, as the goal assumes.
       const perBet = (ms: number) => Math.round((ms * 1000) / run.done);
-      figures['dice.cpuUsPerBet.api'] = perBet(after.service.api - before.service.api);
-      figures['dice.cpuUsPerBet.main'] = perBet(after.service.main - before.service.main);
-      figures['dice.cpuUsPerBet.redis'] = perBet(after.redisMs - before.redisMs);
-      figures['dice.cpuUsPerBet.client'] = perBet(after.clientMs - before.clientMs);
+      figures[`${name}.cpuUsPerBet.api`] = perBet(after.service.api - before.service.api);
+      figures[`${name}.cpuUsPerBet.main`] = perBet(after.service.main - before.service.main);
+      figures[`${name}.cpuUsPerBet.redis`] = perBet(after.redisMs - before.redisMs);
+      figures[`${name}.cpuUsPerBet.client`] = perBet(after.clientMs - before.clientMs);
     }
     const settled = (run.done / run.elapsedMs) * 1000;
-    figures[`dice.settledPerSec.${level}`] = Math.round(settled);
+    figures[`${name}.settledPerSec.${level}`] = Math.round(settled);
     for (const step of ['prepare', 'commit', 'reveal']) {
-      figures[`dice.p50${step[0]!.toUpperCase()}${step.slice(1)}Ms.${level}`] = round2(timer.percentile(step, 50));
-      figures[`dice.p99${step[0]!.toUpperCase()}${step.slice(1)}Ms.${level}`] = round2(timer.percentile(step, 99));
+      figures[`${name}.p50${step[0]!.toUpperCase()}${step.slice(1)}Ms.${level}`] = round2(timer.percentile(step, 50));
+      figures[`${name}.p99${step[0]!.toUpperCase()}${step.slice(1)}Ms.${level}`] = round2(timer.percentile(step, 99));
     }
-    if (run.errors) figures[`dice.errors.${level}`] = run.errors;
+    if (run.errors) figures[`${name}.errors.${level}`] = run.errors;
     last = { settled, timer };
   }
   await pool.close();
   await redis.quit();
   if (last) {
-    figures['dice.settledPerSec'] = Math.round(last.settled);
-    figures['dice.p99StepMs'] = round2(Math.max(...['prepare', 'commit', 'reveal'].map((s) => last!.timer.percentile(s, 99))));
+    figures[`${name}.settledPerSec`] = Math.round(last.settled);
+    figures[`${name}.p99StepMs`] = round2(Math.max(...['prepare', 'commit', 'reveal'].map((s) => last!.timer.percentile(s, 99))));
   }
   return figures;
+}
+
+/**
+ * What analytics ingestion costs each settled bet: the CPU per bet of the main process (shipper, archiver and chDB,
+ * every thread) and Redis (which serves their reads), against the same at 64 players with nothing shipped.
+ */
+export function analyticsCost(on: Record<string, number>, off: Record<string, number>): Record<string, number> {
+  const main = (on['dice.cpuUsPerBet.main'] ?? 0) - (off['dice.noShipping.cpuUsPerBet.main'] ?? 0);
+  const redis = (on['dice.cpuUsPerBet.redis'] ?? 0) - (off['dice.noShipping.cpuUsPerBet.redis'] ?? 0);
+  return { 'dice.analyticsCpuUsPerBet': main + redis, 'dice.analyticsCpuUsPerBet.main': main, 'dice.analyticsCpuUsPerBet.redis': redis };
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

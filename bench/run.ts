@@ -2,7 +2,7 @@
 // merges the figures into bench/results.json. Figure names are stable so runs compare over time.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { startBenchService, type BenchService } from './service.ts';
-import { benchDice } from './dice.ts';
+import { analyticsCost, benchDice } from './dice.ts';
 import { benchEcho } from './echo.ts';
 import { benchSweeper } from './sweeper.ts';
 import { benchMerkle } from './merkle.ts';
@@ -11,26 +11,60 @@ import { benchVerify } from './verify.ts';
 import { benchMcp } from './mcp.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchSse } from './sse.ts';
+import { benchMixed } from './mixed.ts';
 
-type Bench = (service: () => Promise<BenchService>) => Promise<Record<string, number>>;
+/** What a benchmark gets: the shared service (started on first use), and a way to stop it to have the machine alone. */
+interface BenchContext {
+  service(): Promise<BenchService>;
+  stopService(): Promise<void>;
+}
+type Bench = (ctx: BenchContext) => Promise<Record<string, number>>;
+
+// The agent wager cap (1 USDC a day by default) would stop the MCP agents within a second.
+const SERVICE_ENV = { AGENT_MAX_WAGERED: '1000000000' };
+// Nothing listens there: the worker's shipper and archiver find ClickHouse down and ship nothing.
+const NO_CLICKHOUSE = 'http://127.0.0.1:9';
 
 const BENCHES: Record<string, Bench> = {
-  dice: async (service) => {
+  dice: async ({ service, stopService }) => {
     const svc = await service();
     const figures = await benchDice(svc);
     figures['dice.peakRssMb'] = Math.round(svc.peakRssMb());
+    figures['dice.peakRssMb.main'] = Math.round(svc.peakRssMb('main'));
+    // The same load at 64 players on a fresh service that ships nothing (alone on the machine): the difference is
+    // what analytics ingestion costs each bet.
+    await stopService();
+    console.error('bench: dice without shipping…');
+    const off = await startBenchService({ ...SERVICE_ENV, CLICKHOUSE_URL: NO_CLICKHOUSE });
+    let noShipping: Record<string, number>;
+    try {
+      noShipping = await benchDice(off, { levels: [64], name: 'dice.noShipping', lag: false });
+    } finally {
+      await off.stop();
+    }
     const echo = await benchEcho();
     const diceReqPerSec = figures['dice.settledPerSec']! * 3;
-    return { ...figures, ...echo, 'dice.ratioToEcho': Math.round((diceReqPerSec / echo['echo.reqPerSec']!) * 1000) / 1000 };
+    return {
+      ...figures,
+      ...noShipping,
+      ...analyticsCost(figures, noShipping),
+      ...echo,
+      'dice.ratioToEcho': Math.round((diceReqPerSec / echo['echo.reqPerSec']!) * 1000) / 1000,
+    };
   },
-  sweeper: async (service) => benchSweeper(await service()),
+  sweeper: async ({ service }) => benchSweeper(await service()),
   merkle: async () => benchMerkle(),
-  anchor: async (service) => benchAnchor(await service()),
+  anchor: async ({ service }) => benchAnchor(await service()),
   verify: async () => benchVerify(),
-  mcp: async (service) => benchMcp(await service()),
+  mcp: async ({ service }) => benchMcp(await service()),
   // The live stream's delivery is part of the analytics goals (issue 11); `sse` runs it alone.
-  analytics: async (service) => ({ ...(await benchAnalytics()), ...(await benchSse(await service())) }),
-  sse: async (service) => benchSse(await service()),
+  analytics: async ({ service }) => ({ ...(await benchAnalytics()), ...(await benchSse(await service())) }),
+  sse: async ({ service }) => benchSse(await service()),
+  // Its own service: preloaded plays and the answer cache off.
+  mixed: async ({ stopService }) => {
+    await stopService();
+    return benchMixed(SERVICE_ENV);
+  },
 };
 
 async function main() {
@@ -38,18 +72,27 @@ async function main() {
   const names = wanted.length ? wanted : Object.keys(BENCHES);
   for (const n of names) if (!BENCHES[n]) throw new Error(`unknown benchmark ${n} (have: ${Object.keys(BENCHES).join(', ')})`);
   let running: BenchService | null = null;
-  // The agent wager cap (1 USDC a day by default) would stop the MCP agents within a second.
-  const service = async () => (running ??= await startBenchService({ AGENT_MAX_WAGERED: '1000000000' }));
+  let peakRssMb = 0;
+  const ctx: BenchContext = {
+    service: async () => (running ??= await startBenchService(SERVICE_ENV)),
+    stopService: async () => {
+      const svc = running;
+      running = null;
+      if (!svc) return;
+      peakRssMb = Math.max(peakRssMb, svc.peakRssMb());
+      await svc.stop();
+    },
+  };
   const figures: Record<string, number> = {};
   try {
     for (const name of names) {
       console.error(`bench: ${name}…`);
-      Object.assign(figures, await BENCHES[name]!(service));
+      Object.assign(figures, await BENCHES[name]!(ctx));
     }
-    if (running) figures['service.peakRssMb'] = Math.round((running as BenchService).peakRssMb());
   } finally {
-    await (running as BenchService | null)?.stop();
+    await ctx.stopService();
   }
+  if (peakRssMb > 0) figures['service.peakRssMb'] = Math.round(peakRssMb);
   const width = Math.max(...Object.keys(figures).map((k) => k.length));
   for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(width)}  ${v}`);
   const file = new URL('./results.json', import.meta.url);

@@ -12,8 +12,8 @@ export interface BenchService {
   prefix: string;
   rpcUrl: string;
   pid: number;
-  /** Peak resident set (VmHWM) of the service process, in MB. */
-  peakRssMb(): number;
+  /** Peak resident set (VmHWM) of the service's processes, in MB: all of them (the sum of each one's peak), or only the main one. */
+  peakRssMb(which?: 'all' | 'main'): number;
   /** CPU time (user + system) used so far by the main process and by its API processes, in ms. */
   cpuMs(): { main: number; api: number };
   stop(): Promise<void>;
@@ -34,9 +34,15 @@ function cpuMsOf(pid: number): number {
 
 const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
 
-export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
+export interface BenchServiceOptions {
+  /** Runs before the service starts, on its data directory and Redis prefix (e.g. to preload analytics). */
+  prepare?: (where: { dataDir: string; prefix: string }) => Promise<void>;
+}
+
+export async function startBenchService(env: Record<string, string> = {}, options: BenchServiceOptions = {}): Promise<BenchService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-'));
   const prefix = `bench-${randomBytes(4).toString('hex')}`;
+  await options.prepare?.({ dataDir, prefix });
   const port = freePort();
   const rpcPort = port + 1;
   // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the service for `--cpu-prof` analysis.
@@ -74,10 +80,10 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
     prefix,
     rpcUrl: `http://127.0.0.1:${rpcPort}`,
     pid: child.pid!,
-    peakRssMb() {
+    peakRssMb(which = 'all') {
       // The main process and its API processes (node:cluster): the sum of each one's peak.
       let total = 0;
-      for (const pid of processTree(child.pid!)) {
+      for (const pid of which === 'main' ? [child.pid!] : processTree(child.pid!)) {
         const status = readFileSync(`/proc/${pid}/status`, 'utf8');
         total += Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
       }

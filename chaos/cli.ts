@@ -1,12 +1,16 @@
 // `npm run chaos`: runs the fault suite (long profile by default), prints what was tried and what held, exits 1 on any loss or violation.
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PROFILES } from './profiles.ts';
+import { FAILOVER_PROFILES, PROFILES } from './profiles.ts';
+import { runFailover } from './failover.ts';
 import { SeededRandom } from './random.ts';
 import { formatReport, passed } from './report.ts';
 import { runChaos } from './suite.ts';
 
 const USAGE = `Usage: npm run chaos -- [options]
 
+  --suite main|failover|all   main: the suite on one Redis; failover: Redis with a replica and three Sentinels,
+                         the primary killed and the replica hung (default all; env CHAOS_SUITE)
   --profile short|long   short is the CI profile (default long; env CHAOS_PROFILE)
   --players N            concurrent load players (env CHAOS_PLAYERS)
   --rounds M             kill -9 rounds (env CHAOS_ROUNDS)
@@ -25,6 +29,7 @@ const positiveInt = (name: string, value: string | undefined): number | undefine
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
+      suite: { type: 'string' },
       profile: { type: 'string' },
       players: { type: 'string' },
       rounds: { type: 'string' },
@@ -51,15 +56,26 @@ async function main(): Promise<number> {
   if (fsync !== 'always' && fsync !== 'everysec') throw new Error(`--appendfsync must be always or everysec, got ${JSON.stringify(fsync)}`);
   Object.assign(profile, { appendfsync: fsync });
   const seed = values.seed ?? process.env.CHAOS_SEED ?? SeededRandom.newSeed();
-  const report = await runChaos({
-    profile,
+  const suite = values.suite ?? process.env.CHAOS_SUITE ?? 'all';
+  if (!['main', 'failover', 'all'].includes(suite)) throw new Error(`--suite must be main, failover or all, got ${JSON.stringify(suite)}`);
+  const common = {
     seed,
     keep: values.keep,
-    ...(values['work-dir'] ? { workDir: values['work-dir'] } : {}),
-    log: (line) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
-  });
-  console.log(formatReport(report));
-  return passed(report) ? 0 : 1;
+    log: (line: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
+  };
+  const workDir = (name: string) => (values['work-dir'] ? { workDir: suite === 'all' ? path.join(values['work-dir'], name) : values['work-dir'] } : {});
+  let ok = true;
+  if (suite !== 'failover') {
+    const report = await runChaos({ ...common, profile, ...workDir('main') });
+    console.log(formatReport(report));
+    ok &&= passed(report);
+  }
+  if (suite !== 'main') {
+    const report = await runFailover({ ...common, profile: FAILOVER_PROFILES[name] ?? FAILOVER_PROFILES.long!, ...workDir('failover') });
+    console.log(formatReport(report));
+    ok &&= passed(report);
+  }
+  return ok ? 0 : 1;
 }
 
 main().then(

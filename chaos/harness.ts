@@ -6,6 +6,7 @@ import type { HardeningConfig } from './findings.ts';
 import type { ChaosPlayer, Load, LoadContext } from './load.ts';
 import type { SeededRandom } from './random.ts';
 import type { RedisServer } from './redis-server.ts';
+import type { RedisHa } from './redis-ha.ts';
 import type { ReplyLossProxy } from './redis-proxy.ts';
 import type { ServiceProcess } from './service-process.ts';
 
@@ -62,4 +63,37 @@ export interface Harness {
   /** A player counted in the books but not yet funded. */
   makePlayer(): ChaosPlayer;
   log(line: string): void;
+}
+
+/** What the shared round steps (rounds/common.ts) use; the failover suite (failover.ts) has no proxy or second API host. */
+export type RoundHarness = Pick<Harness, 'ctx' | 'log' | 'load' | 'allPlayers' | 'service' | 'redisClient' | 'keys' | 'probe' | 'journal'>;
+
+/** The failover suite (failover.ts): Redis as production runs it, a primary and a replica under three Sentinels. */
+export interface FailoverProfile {
+  name: string;
+  players: number;
+  /** The steady round plays this long before the first fault. */
+  steadyMs: number;
+  /** A fault strikes at a random moment this long after the load starts, in ms. */
+  faultAfterMs: [number, number];
+  /** Load goes on this long after play resumes, before the round's recovery pass. */
+  afterRecoveryMs: number;
+  /** How long the replica stays hung in the replica round (longer than `maxLagS`, so both refusals show). */
+  replicaOutageMs: number;
+  /** Sentinel's down-after-milliseconds. */
+  downAfterMs: number;
+  /** min-replicas-max-lag on the nodes, in seconds. */
+  maxLagS: number;
+  /** REDIS_WAIT_TIMEOUT_MS of the service. */
+  waitTimeoutMs: number;
+  hardening: HardeningConfig;
+  anchorWaitMs: number;
+}
+
+export interface FailoverHarness extends RoundHarness {
+  profile: FailoverProfile;
+  rng: SeededRandom;
+  ha: RedisHa;
+  /** A funded player outside the load that sends the probe requests and never plays. */
+  prober: ChaosPlayer;
 }

@@ -1,5 +1,5 @@
 // The two profiles: `short` for CI (under 3 minutes on 2 cores), `long` for `npm run chaos`.
-import type { Profile } from './harness.ts';
+import type { FailoverProfile, Profile } from './harness.ts';
 
 export const SHORT: Profile = {
   name: 'short',
@@ -52,3 +52,32 @@ export const LONG: Profile = {
 };
 
 export const PROFILES: Record<string, Profile> = { short: SHORT, long: LONG };
+
+/** Redis with a replica and Sentinel (failover.ts): short for CI, long for `npm run chaos`. */
+export const FAILOVER_SHORT: FailoverProfile = {
+  name: 'failover-short',
+  players: 4,
+  steadyMs: 2_000,
+  faultAfterMs: [1_000, 2_000],
+  afterRecoveryMs: 500,
+  replicaOutageMs: 4_000,
+  downAfterMs: 1_000,
+  maxLagS: 2,
+  waitTimeoutMs: 500,
+  hardening: SHORT.hardening,
+  anchorWaitMs: 30_000,
+};
+
+export const FAILOVER_LONG: FailoverProfile = {
+  ...FAILOVER_SHORT,
+  name: 'failover-long',
+  players: 16,
+  steadyMs: 5_000,
+  faultAfterMs: [2_000, 8_000],
+  afterRecoveryMs: 2_000,
+  replicaOutageMs: 8_000,
+  hardening: LONG.hardening,
+  anchorWaitMs: 120_000,
+};
+
+export const FAILOVER_PROFILES: Record<string, FailoverProfile> = { short: FAILOVER_SHORT, long: FAILOVER_LONG };

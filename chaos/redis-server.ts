@@ -10,6 +10,8 @@ export interface RedisServerOptions {
   dir: string;
   /** @defaultValue 'always' — kill -9 of Redis then loses no acknowledged write */
   appendfsync?: AppendFsync;
+  /** More arguments on every start (a replica's `--replicaof`, `--min-replicas-to-write`). */
+  args?: string[];
 }
 
 export class RedisServer {
@@ -27,8 +29,11 @@ export class RedisServer {
     return this.#child !== null && this.#child.exitCode === null && this.#child.signalCode === null;
   }
 
-  /** Starts redis-server (on the same port and directory as before, after a stop), and waits for PING. */
-  async start(): Promise<void> {
+  /**
+   * Starts redis-server (on the same port and directory as before, after a stop), and waits for PING; `extraArgs`
+   * apply to this start only (a node restarted as the replica of whichever node is the primary now).
+   */
+  async start(extraArgs: string[] = []): Promise<void> {
     if (this.running) throw new Error('redis-server is already running');
     if (!this.port) this.port = await freePort();
     mkdirSync(this.options.dir, { recursive: true });
@@ -51,6 +56,8 @@ export class RedisServer {
         'no',
         '--logfile',
         'redis.log',
+        ...(this.options.args ?? []),
+        ...extraArgs,
       ],
       { stdio: 'ignore' },
     );

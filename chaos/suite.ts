@@ -6,24 +6,24 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Keys } from '../store/keys.ts';
 import { BetJournal } from './bet-journal.ts';
-import { auditBetLog, auditReceipts, playerBooks, waitAnchored } from './books.ts';
+import type { HardeningConfig } from './findings.ts';
 import type { Harness, Profile } from './harness.ts';
 import { ChaosPlayer, Load, emptyStats, playerPool, type LoadContext } from './load.ts';
 import { freePort, sleep } from './ports.ts';
 import { SeededRandom } from './random.ts';
-import { finishTicket, recoverPlayer, emptyRecovery } from './recovery.ts';
 import { RedisServer } from './redis-server.ts';
 import { emptyFigures, passed, type ChaosReport, type RoundReport } from './report.ts';
 import { ServiceProcess } from './service-process.ts';
 import { abuseRound } from './rounds/abuse.ts';
-import { beginRound, endRound, recoveryChecks } from './rounds/common.ts';
+import { beginRound, endRound } from './rounds/common.ts';
+import { finalRound } from './rounds/final.ts';
 import { fuzzRound } from './rounds/fuzz.ts';
 import { KILL_KINDS, killRound, type KillKind } from './rounds/kill.ts';
 import { redisRound } from './rounds/redis.ts';
+import { restoreRound } from './rounds/restore.ts';
 import { replyLossRound } from './rounds/reply-loss.ts';
 import { ReplyLossProxy } from './redis-proxy.ts';
 import { slowClientsRound } from './rounds/slow-clients.ts';
-import { runVerifier } from './verifier.ts';
 import { startClickHouse } from '../test/helpers/clickhouse.ts';
 
 export interface RunOptions {
@@ -48,7 +48,13 @@ export function killSchedule(rng: SeededRandom, rounds: number): KillKind[] {
   return Array.from({ length: rounds }, (_, i) => (i < kinds.length ? kinds[i]! : rng.pick(KILL_KINDS)));
 }
 
-function serviceEnv(profile: Profile, ports: { api: number; rpc: number }, redisUrl: string, dataDir: string, prefix: string): Record<string, string> {
+export function serviceEnv(
+  hardening: HardeningConfig,
+  ports: { api: number; rpc: number },
+  redisUrl: string,
+  dataDir: string,
+  prefix: string,
+): Record<string, string> {
   return {
     PORT: String(ports.api),
     HOST: '127.0.0.1',
@@ -66,52 +72,8 @@ function serviceEnv(profile: Profile, ports: { api: number; rpc: number }, redis
     MANIFEST_MAX_DELAY_MS: '1000',
     RATE_LIMIT_MAX: '10000000',
     // The hardening limits (see findings.ts), which the service reads and the checks take as thresholds.
-    ...Object.fromEntries(Object.entries(profile.hardening).map(([k, v]) => [k, String(v)])),
+    ...Object.fromEntries(Object.entries(hardening).map(([k, v]) => [k, String(v)])),
   };
-}
-
-async function finalRound(h: Harness, round: number, rounds: RoundReport[]): Promise<RoundReport> {
-  const report = beginRound(h, round, 'final', 'settle everything; receipts, bet log, books, conservation, verifier');
-  const out = emptyRecovery();
-  for (const p of h.allPlayers) {
-    await recoverPlayer(p, out);
-    if (p.index < h.profile.players) await finishTicket(p, out);
-  }
-  report.checks.push(...recoveryChecks(out));
-  await endRound(h, report);
-  const anchored = await waitAnchored(h.service.api, h.profile.anchorWaitMs);
-  report.checks.push({
-    name: 'every settled play anchored on-chain',
-    held: anchored.committedSize === anchored.size,
-    detail: `${anchored.committedSize} of ${anchored.size} bet-log entries committed after ${anchored.waitedMs} ms`,
-  });
-  const audit = await auditReceipts(h.service.api, h.journal);
-  for (const r of rounds) r.figures.lost = audit.lost.filter((l) => l.round === r.round).length;
-  report.figures.lost = audit.lost.filter((l) => l.round === round).length;
-  const acked = h.journal.acked().length;
-  report.checks.push({
-    name: 'no acknowledged bet lost: each has a settled receipt',
-    held: audit.lost.length === 0,
-    detail: audit.lost.length
-      ? `${audit.lost.length} of ${acked} lost, e.g. ${audit.lost
-          .slice(0, 3)
-          .map((l) => `${l.betPayloadHash.slice(0, 16)}… (round ${l.round}): ${l.why}`)
-          .join(' | ')}`
-      : `${acked} acknowledged bets, ${audit.receipts.size} receipts; ${audit.committedWithoutAck} more committed without their ack reaching the player, all settled`,
-  });
-  report.checks.push(...(await auditBetLog(h.service.api, audit.receipts)));
-  // Books per player where every receipt is known: not the fuzz player, whose random bodies may open tickets.
-  for (const p of h.allPlayers.filter((x) => x.booksKnown)) report.checks.push(await playerBooks(p, audit.receipts));
-  const second = await h.apiOnly;
-  report.checks.push({
-    name: 'the second API host (--role api) rode out every fault without exiting',
-    held: second.unexpectedExits.length === 0 && second.running,
-    detail: `${second.unexpectedExits.length} exits${second.unexpectedExits.map((e) => ` (code ${e.code}, signal ${e.signal})`).join('')}`,
-  });
-  const verified = await runVerifier(h.service.api, h.service.rpcUrl, anchored.size);
-  report.checks.push(...verified.checks);
-  report.notes.push(`verifier ran ${verified.ms} ms over ${anchored.size} bet-log entries`);
-  return report;
 }
 
 export async function runChaos(options: RunOptions): Promise<ChaosReport> {
@@ -134,7 +96,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
   const clickhouse = startClickHouse();
   clickhouse.catch(() => undefined);
   const prefix = `chaos-${seed.replace(/[^A-Za-z0-9]/g, '').slice(0, 24)}`;
-  const env = serviceEnv(profile, { api: await freePort(), rpc: await freePort() }, redis.url, path.join(workDir, 'data'), prefix);
+  const env = serviceEnv(profile.hardening, { api: await freePort(), rpc: await freePort() }, redis.url, path.join(workDir, 'data'), prefix);
   const service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers: 2 });
   const redisClient = new Redis(redis.url, { maxRetriesPerRequest: null });
   // Redis rounds take it down on purpose; its commands wait for it to come back.
@@ -227,11 +189,29 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     const plan: { kind: string; run: (round: number) => Promise<RoundReport> }[] = [
       ...killSchedule(rng.fork('kills'), profile.faultRounds).map((kind) => ({ kind: `kill:${kind}`, run: (r: number) => killRound(h, r, kind) })),
       ...profile.redisRounds.map((mode) => ({ kind: `redis:${mode}`, run: (r: number) => redisRound(h, r, mode) })),
+      { kind: 'restore', run: (r: number) => restoreRound(h, r) },
       { kind: 'reply-loss', run: (r: number) => replyLossRound(h, r) },
       { kind: 'fuzz', run: (r: number) => fuzzRound(h, r) },
       { kind: 'slow-clients', run: (r: number) => slowClientsRound(h, r) },
       { kind: 'abuse', run: (r: number) => abuseRound(h, r) },
-      { kind: 'final', run: (r: number) => finalRound(h, r, rounds) },
+      {
+        kind: 'final',
+        run: (r: number) =>
+          finalRound(h, r, rounds, {
+            loadPlayers: profile.players,
+            anchorWaitMs: profile.anchorWaitMs,
+            extraChecks: async () => {
+              const second = await h.apiOnly;
+              return [
+                {
+                  name: 'the second API host (--role api) rode out every fault without exiting',
+                  held: second.unexpectedExits.length === 0 && second.running,
+                  detail: `${second.unexpectedExits.length} exits${second.unexpectedExits.map((e) => ` (code ${e.code}, signal ${e.signal})`).join('')}`,
+                },
+              ];
+            },
+          }),
+      },
     ];
     for (const [i, step] of plan.entries()) {
       fuzzing = step.kind === 'fuzz';

@@ -16,6 +16,7 @@ const OneOf = <const T extends string>(values: readonly T[], dflt: T | undefined
     values.map((v) => Type.Literal(v)),
     { ...(dflt === undefined ? {} : { default: dflt }), description },
   );
+const SENTINEL = '(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9_.-]+):[0-9]{1,5}';
 const UsdcAmount = (dflt: string, description: string) =>
   Type.String({
     default: dflt,
@@ -46,6 +47,34 @@ export const ConfigSchema = Type.Object({
     accepted: 'a redis:// or rediss:// URL, such as redis://user:password@host:6379/0',
     description: 'Redis ledger',
   }),
+  REDIS_SENTINELS: Type.Optional(
+    Type.String({
+      pattern: `^${SENTINEL}(,${SENTINEL})*$`,
+      accepted: 'comma-separated host:port of the Redis Sentinels, such as sentinel-1:26379,sentinel-2:26379,sentinel-3:26379',
+      description: 'Redis Sentinels that name the primary (HA mode); REDIS_URL then gives only the credentials and database',
+    }),
+  ),
+  REDIS_SENTINEL_NAME: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9_.-]{1,64}$',
+      accepted: 'the master name the Sentinels monitor (1 to 64 characters from A-Z a-z 0-9 _ . -)',
+      description: 'The primary as the Sentinels name it (required with REDIS_SENTINELS)',
+    }),
+  ),
+  REDIS_WAIT_REPLICAS: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 16,
+      description:
+        'Replicas every acknowledged write must reach (WAIT) before its answer goes out; 0 (single node) turns it off. Default 1 with REDIS_SENTINELS, else 0',
+    }),
+  ),
+  REDIS_WAIT_TIMEOUT_MS: Int(
+    10,
+    30_000,
+    500,
+    'How long an acknowledged write waits for its replicas; then the request gets 503 SERVICE_UNAVAILABLE (below half of REDIS_COMMAND_TIMEOUT_MS)',
+  ),
   REDIS_PREFIX: Type.String({
     default: 'pfws',
     pattern: '^[A-Za-z0-9_.-]{1,40}$',
@@ -61,6 +90,12 @@ export const ConfigSchema = Type.Object({
       accepted: 'an http(s) URL such as http://user:password@host:8123/database',
       description: 'ClickHouse server for analytics; unset runs chDB in-process under DATA_DIR/chdb (only when every role runs in one process)',
     }),
+  ),
+  ANALYTICS_CACHE_MS: Int(
+    0,
+    60_000,
+    1_000,
+    'How long one analytics answer (activity, rankings, stats) serves the same query; 0 queries ClickHouse on every request',
   ),
   CLUSTER: Type.Optional(
     OneOf(['localnet', 'devnet', 'testnet', 'mainnet-beta'], undefined, 'Solana cluster; localnet without SOLANA_RPC_URL, else mainnet-beta'),
@@ -182,8 +217,18 @@ export const ConfigSchema = Type.Object({
 export type RawConfig = Static<typeof ConfigSchema>;
 export type Role = 'api' | 'indexer' | 'worker';
 
-export interface Config extends Omit<RawConfig, 'INDEXER_COMMITMENT'> {
+/** Where the ledger's Redis is: the URL's server, or the primary a set of Sentinels names (the URL then gives credentials and database). */
+export interface RedisTarget {
+  url: string;
+  sentinels?: { host: string; port: number }[];
+  sentinelName?: string;
+}
+
+export interface Config extends Omit<RawConfig, 'INDEXER_COMMITMENT' | 'REDIS_WAIT_REPLICAS'> {
   INDEXER_COMMITMENT: 'confirmed' | 'finalized';
+  REDIS_WAIT_REPLICAS: number;
+  /** REDIS_URL, REDIS_SENTINELS and REDIS_SENTINEL_NAME as every connection takes them. */
+  redis: RedisTarget;
   roles: Role[];
   localnet: boolean;
   cluster: 'localnet' | 'devnet' | 'testnet' | 'mainnet-beta';
@@ -216,6 +261,24 @@ export function parseRoles(argv: readonly string[]): Role[] {
     }
   }
   return roles.length ? roles : [...ROLES];
+}
+
+/** `host:port,host:port` (a host may be `[ipv6]`) as ioredis's `sentinels`. */
+export function parseSentinels(value: string): { host: string; port: number }[] {
+  return value.split(',').map((item) => {
+    const at = item.lastIndexOf(':');
+    const port = Number(item.slice(at + 1));
+    if (at < 1 || !Number.isInteger(port) || port < 1 || port > 65535)
+      throw new ConfigError(`invalid environment variable REDIS_SENTINELS: "${item}" is not host:port`);
+    return { host: item.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port };
+  });
+}
+
+function redisTargetOf(parsed: RawConfig): RedisTarget {
+  const { REDIS_SENTINELS: sentinels, REDIS_SENTINEL_NAME: name } = parsed;
+  if (!sentinels && !name) return { url: parsed.REDIS_URL };
+  if (!sentinels || !name) throw new ConfigError('REDIS_SENTINELS and REDIS_SENTINEL_NAME go together: set both for Sentinel (HA) mode, or neither');
+  return { url: parsed.REDIS_URL, sentinels: parseSentinels(sentinels), sentinelName: name };
 }
 
 /** Fastify's `trustProxy` from TRUST_PROXY. */
@@ -269,6 +332,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'CLICKHOUSE_URL is required when roles run as separate processes: without it analytics run in chDB under DATA_DIR/chdb, which only one process can open',
     );
   }
+  const redis = redisTargetOf(parsed);
+  const waitReplicas = parsed.REDIS_WAIT_REPLICAS ?? (redis.sentinels ? 1 : 0);
+  // The WAIT must answer before its own command times out (each command gets half of REDIS_COMMAND_TIMEOUT_MS).
+  if (waitReplicas > 0 && parsed.REDIS_WAIT_TIMEOUT_MS >= Math.floor(parsed.REDIS_COMMAND_TIMEOUT_MS / 2)) {
+    throw new ConfigError(
+      `invalid environment variable REDIS_WAIT_TIMEOUT_MS=${JSON.stringify(String(parsed.REDIS_WAIT_TIMEOUT_MS))}: must be below half of REDIS_COMMAND_TIMEOUT_MS (${parsed.REDIS_COMMAND_TIMEOUT_MS})`,
+    );
+  }
   const dataDir = path.resolve(parsed.DATA_DIR);
   const positive = (name: 'AGENT_MAX_BET' | 'AGENT_MAX_WAGERED' | 'MIN_WITHDRAWAL_USDC' | 'MIN_TOP_UP_USDC') => {
     const micro = parseDecimalAmount(parsed[name]);
@@ -278,6 +349,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const agentLimits = { maxBet: positive('AGENT_MAX_BET'), maxWagered: positive('AGENT_MAX_WAGERED'), windowMs: parsed.AGENT_WINDOW_MS };
   return {
     ...parsed,
+    REDIS_WAIT_REPLICAS: waitReplicas,
+    redis,
     roles,
     localnet,
     cluster: parsed.CLUSTER ?? (localnet ? 'localnet' : 'mainnet-beta'),

@@ -41,6 +41,7 @@ import type { StoreTxResult, StoredKeeperTx } from '../store/keeper-jobs.ts';
 import type { LedgerStore } from '../store/ledger.ts';
 import type { LpJobRecord, LpStore } from '../store/lp.ts';
 import type { WithdrawalRecord, WithdrawalStore } from '../store/withdrawals.ts';
+import type { ReplicationBarrier } from '../store/replication.ts';
 import { roundRobin } from './payout-order.ts';
 
 /** One keeper job as the send machinery sees it, whatever it pays. */
@@ -76,6 +77,8 @@ export interface KeeperDeps {
   commitment: 'confirmed' | 'finalized';
   clock: () => Date;
   logger: Logger;
+  /** The stored transaction and the LP numbers it carries are on the replicas before it is sent. */
+  replication: ReplicationBarrier;
 }
 
 export interface KeeperOptions {
@@ -451,6 +454,9 @@ export class Keeper {
   }
 
   async #send(job: SendJob, wire: string): Promise<void> {
+    // A failover that took back the stored transaction would let a later pass build a second one; if the replicas
+    // do not confirm, nothing is sent and the job retries.
+    await this.deps.replication.confirm();
     try {
       await sendWire(this.deps.rpc, wire);
     } catch (err) {

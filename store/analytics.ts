@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { Lease } from './lease.ts';
 import type { Scripts } from './scripts.ts';
+import { NO_REPLICATION, type ReplicationBarrier } from './replication.ts';
 
 /** One journal stream entry as Redis returns it: its id and a flat field list (`seq`, `type`, `at`, `data`). */
 export type StreamEntry = [id: string, fields: string[]];
@@ -22,15 +23,26 @@ export class JournalStream {
   constructor(
     readonly redis: Redis,
     readonly streamKey: string,
+    /** The counter the ledger scripts take each event's seq from (`journal()` in _lib.lua). */
+    readonly seqKey = `${streamKey}:seq`,
+    /** Entries leave for the archive only once they are on the replicas: a failover must not take back what analytics hold. */
+    readonly replication: ReplicationBarrier = NO_REPLICATION,
   ) {}
 
-  static of(redis: Redis, keys: Keys): JournalStream {
-    return new JournalStream(redis, keys.journal());
+  static of(redis: Redis, keys: Keys, replication?: ReplicationBarrier): JournalStream {
+    return new JournalStream(redis, keys.journal(), keys.journalSeq(), replication);
+  }
+
+  /** The seq of the newest event the ledger handed out (0 before the first). */
+  async lastSeq(): Promise<number> {
+    return Number((await this.redis.get(this.seqKey)) ?? 0);
   }
 
   /** Up to `count` entries strictly after `afterId` (`'0-0'` for the first). */
   async range(afterId: string, count: number): Promise<StreamEntry[]> {
-    return (await this.redis.xrange(this.streamKey, `(${afterId}`, '+', 'COUNT', count)) as StreamEntry[];
+    const entries = (await this.redis.xrange(this.streamKey, `(${afterId}`, '+', 'COUNT', count)) as StreamEntry[];
+    if (entries.length) await this.replication.confirm();
+    return entries;
   }
 
   /** Removes the entries below `minId`. @returns how many */
@@ -47,7 +59,9 @@ export class JournalStream {
     return {
       read: async (afterId, count, blockMs) => {
         const reply = (await connection.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.streamKey, afterId)) as [string, StreamEntry[]][] | null;
-        return reply?.[0]?.[1] ?? [];
+        const entries = reply?.[0]?.[1] ?? [];
+        if (entries.length) await this.replication.confirm();
+        return entries;
       },
       close: () => connection.disconnect(),
     };

@@ -84,6 +84,8 @@ export class Keys {
   readonly archiveProgress = () => `${this.prefix}:analytics:archive`;
   readonly playsChannel = () => `${this.prefix}:plays`;
   readonly meta = () => `${this.prefix}:meta`;
+  /** Written before each WAIT, so the WAIT covers every write made before it, on any connection (store/replication.ts). */
+  readonly replicationBarrier = () => `${this.prefix}:replication:barrier`;
   heartbeat = (role: string) => `${this.prefix}:heartbeat:${role}`;
 
   // Anchoring: the bet-log tree, commits, the pending commit, liability snapshots, manifests.

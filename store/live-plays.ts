@@ -2,7 +2,7 @@
 // own), and the journal reads a reconnecting client resumes from.
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
-import { createRedis } from './redis.ts';
+import { createRedis, type RedisAddress } from './redis.ts';
 
 /** One raw journal stream entry: its stream id and flat field list (`seq`, `type`, `at`, `data`). */
 export type JournalEntry = [id: string, fields: string[]];
@@ -36,7 +36,8 @@ export class LivePlayStore {
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
-    readonly redisUrl: string,
+    /** Where the subscriber connects: the ledger's Redis (a URL, or the Sentinels' primary). */
+    readonly target: RedisAddress,
   ) {}
 
   /** The seq of the newest journal event (0 for an empty journal). */
@@ -76,7 +77,7 @@ export class LivePlayStore {
   subscribe(handlers: SubscriptionHandlers): PlaysSubscription {
     const channel = this.keys.playsChannel();
     // Subscribed by hand on every 'ready', so that ready() knows when a resubscription is done.
-    const sub = createRedis(this.redisUrl, {
+    const sub = createRedis(this.target, {
       enableAutoPipelining: false,
       autoResubscribe: false,
       maxRetriesPerRequest: null,

@@ -1,7 +1,7 @@
 // How many jobs wait, run, are delayed or failed in each BullMQ queue of the worker role, read from any process.
 import { Queue } from 'bullmq';
 import { QUEUE_NAMES, type QueueName } from './keys.ts';
-import { createQueueRedis, type Redis } from './redis.ts';
+import { createQueueRedis, type Redis, type RedisAddress } from './redis.ts';
 
 export const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed'] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -11,14 +11,14 @@ export class QueueDepths {
   #queues: Queue[] | null = null;
 
   constructor(
-    readonly redisUrl: string,
+    readonly redis: RedisAddress,
     readonly prefix: string,
   ) {}
 
   /** Job counts per queue and state; the connection opens on first use. */
   async counts(): Promise<Record<QueueName, Record<JobState, number>>> {
     if (!this.#queues) {
-      const connection = createQueueRedis(this.redisUrl);
+      const connection = createQueueRedis(this.redis);
       connection.on('error', () => {});
       this.#connection = connection;
       this.#queues = QUEUE_NAMES.map((name) => new Queue(name, { connection, prefix: this.prefix }));

@@ -3,14 +3,45 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { SCRIPT_NAMES } from './scripts.ts';
 import { redactUrl, StartupError } from '../config/startup.ts';
+import type { RedisTarget } from '../config/env.ts';
 
-export type { Redis };
+export type { Redis, RedisTarget };
+
+/** A Redis URL, or a Sentinel-managed primary (config/env.ts). */
+export type RedisAddress = string | RedisTarget;
+
+const urlOf = (target: RedisAddress): string => (typeof target === 'string' ? target : target.url);
+
+/**
+ * ioredis's options for a target. With Sentinels, each (re)connection asks them for the primary, and a node found
+ * demoted (READONLY) is left for the new primary. Not ioredis's `failoverDetector`: a switch announced while a
+ * reconnection is under way ends the client for good (ioredis 6), and a primary that was killed drops its
+ * connections anyway. The URL's credentials and database still apply to the primary.
+ */
+export function sentinelOptions(target: RedisAddress): RedisOptions {
+  if (typeof target === 'string' || !target.sentinels?.length || !target.sentinelName) return {};
+  return {
+    sentinels: target.sentinels,
+    name: target.sentinelName,
+    sentinelRetryStrategy: (times: number) => Math.min(times * 100, 1_000),
+    // Quick retries: a failover's new primary should be found within a few hundred ms of being named.
+    retryStrategy: (times: number) => Math.min(times * 50, 500),
+    reconnectOnError: (err: Error) => (/^READONLY\b/.test(err.message) ? 1 : false),
+  };
+}
+
+/** What a failed start names: the URL, or the Sentinels and the primary's name. */
+export const describeTarget = (target: RedisAddress): string =>
+  typeof target === 'string' || !target.sentinels?.length
+    ? redactUrl(urlOf(target))
+    : `the primary "${target.sentinelName}" of the Sentinels ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
 
 /** @fastify/rate-limit's scripts (its Redis store defines them on the connection it is given). */
 const RATE_LIMIT_SCRIPTS = ['rateLimit', 'rateLimitRead'];
 
-export function createRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, {
+export function createRedis(target: RedisAddress, options: RedisOptions = {}): Redis {
+  return new Redis(urlOf(target), {
+    ...sentinelOptions(target),
     enableAutoPipelining: true,
     autoPipeliningIgnoredCommands: [...SCRIPT_NAMES, ...RATE_LIMIT_SCRIPTS],
     lazyConnect: false,
@@ -32,8 +63,8 @@ export const commandTimeoutOf = (requestWaitMs: number): number => Math.max(50, 
  * all that was lost); the scripts are idempotent, and those that move money refuse to run after the API stopped
  * waiting (store/scripts/_lib.lua `too_late`).
  */
-export async function createServiceRedis(url: string, requestWaitMs: number, logger: Logger): Promise<Redis> {
-  const redis = createRedis(url, { commandTimeout: commandTimeoutOf(requestWaitMs), enableOfflineQueue: false, autoResendUnfulfilledCommands: true });
+export async function createServiceRedis(target: RedisAddress, requestWaitMs: number, logger: Logger): Promise<Redis> {
+  const redis = createRedis(target, { commandTimeout: commandTimeoutOf(requestWaitMs), enableOfflineQueue: false, autoResendUnfulfilledCommands: true });
   logOutages(redis, logger);
   // Not events.once: it rejects on the first 'error', so a Redis that drops during start-up (reachable a moment
   // before) would end the process; the connection retries and `logOutages` reports it meanwhile.
@@ -74,15 +105,23 @@ export const noDeadline: NotAfter = () => 0;
 
 const UNAVAILABLE = [/^Command timed out/, /enableOfflineQueue options is false/, /^Connection is closed/, /^Reached the max retries per request limit/];
 
-/** A Redis command failed because Redis was unreachable or too slow, not because of what it asked. */
+/**
+ * Refusals of a node that cannot take the command now, not of the command: an isolated primary
+ * (`min-replicas-to-write`), a node demoted mid-failover, one still loading its data. Nothing was written.
+ */
+const UNAVAILABLE_REPLIES = /^(NOREPLICAS|READONLY|LOADING|MASTERDOWN|TRYAGAIN)\b/;
+
+/** A Redis command failed because Redis was unreachable, too slow or not the primary, not because of what it asked. */
 export function isRedisUnavailable(err: unknown): boolean {
   const e = err as { name?: string; message?: string } | null;
-  if (!e || typeof e.message !== 'string' || e.name === 'ReplyError') return false;
+  if (!e || typeof e.message !== 'string') return false;
+  if (e.name === 'ReplyError') return UNAVAILABLE_REPLIES.test(e.message);
   return e.name === 'MaxRetriesPerRequestError' || UNAVAILABLE.some((re) => re.test(e.message as string));
 }
 
 /** BullMQ requires `maxRetriesPerRequest: null` on its connections. */
-export const createQueueRedis = (url: string): Redis => new Redis(url, { maxRetriesPerRequest: null, enableAutoPipelining: false });
+export const createQueueRedis = (target: RedisAddress): Redis =>
+  new Redis(urlOf(target), { ...sentinelOptions(target), maxRetriesPerRequest: null, enableAutoPipelining: false });
 
 /** The BullMQ connections of one role part: each queue and worker gets its own, and all close together. */
 export interface QueueConnections {
@@ -90,11 +129,11 @@ export interface QueueConnections {
   closeAll(): Promise<void>;
 }
 
-export function queueConnections(url: string): QueueConnections {
+export function queueConnections(target: RedisAddress): QueueConnections {
   const open: Redis[] = [];
   return {
     connection() {
-      const c = createQueueRedis(url);
+      const c = createQueueRedis(target);
       open.push(c);
       return c;
     },
@@ -109,8 +148,18 @@ export function queueConnections(url: string): QueueConnections {
  * within `timeoutMs` and names REDIS_URL. The service's own connections keep their retry settings.
  * @throws {StartupError} naming what failed and the fix
  */
-export async function assertRedisReachable(url: string, timeoutMs = 3_000): Promise<void> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+export async function assertRedisReachable(target: RedisAddress, timeoutMs = 3_000): Promise<void> {
+  const url = urlOf(target);
+  const sentinel = sentinelOptions(target);
+  const probe = new Redis(url, {
+    ...sentinel,
+    ...(sentinel.sentinels ? { sentinelRetryStrategy: () => null } : {}),
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   // ioredis rejects with "Connection is closed"; the socket's own error (ECONNREFUSED, ENOTFOUND, ...) says why.
   let socketError: (Error & { code?: string }) | null = null;
   probe.on('error', (err: Error & { code?: string }) => {
@@ -127,7 +176,12 @@ export async function assertRedisReachable(url: string, timeoutMs = 3_000): Prom
     const reason = cause.code ?? cause.message;
     if (/NOAUTH|WRONGPASS|\bAUTH\b|invalid password|invalid username/i.test(`${cause.message} ${(err as Error).message}`)) {
       throw new StartupError(
-        `Redis at ${redactUrl(url)} refused the credentials: put the right user and password in REDIS_URL (redis://user:password@host:port)`,
+        `Redis at ${describeTarget(target)} refused the credentials: put the right user and password in REDIS_URL (redis://user:password@host:port)`,
+      );
+    }
+    if (sentinel.sentinels) {
+      throw new StartupError(
+        `Redis is unreachable as ${describeTarget(target)} (${reason}): start the Sentinels and the Redis primary they monitor, or fix REDIS_SENTINELS and REDIS_SENTINEL_NAME`,
       );
     }
     throw new StartupError(

@@ -14,7 +14,7 @@ function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply) {
 }
 
 export default async function mcpRoutes(app: FastifyInstance) {
-  const parts: McpParts = { agents: app.agents, bets: app.bets, house: app.house, topUps: app.topUps };
+  const parts: McpParts = { agents: app.agents, bets: app.bets, house: app.house, topUps: app.topUps, replication: app.replication };
   // JSON-RPC, not REST: the transport answers protocol errors in JSON-RPC, so the route stays out of the OpenAPI
   // document (whose routes all speak the REST envelope); the README describes it.
   const schema = { hide: true };

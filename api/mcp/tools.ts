@@ -14,6 +14,7 @@ import { parseWager } from '../../games/lifecycle.ts';
 import { houseView, type HouseDeps } from '../../house/view.ts';
 import { PfwsError } from '../../protocol/errors.ts';
 import type { BetStore } from '../../store/bets.ts';
+import type { ReplicationBarrier } from '../../store/replication.ts';
 import { paymentError, toolError, toolResult } from './envelopes.ts';
 
 /** What the tools read and call. */
@@ -22,6 +23,8 @@ export interface McpParts {
   bets: Pick<BetStore, 'receipt'>;
   house: HouseDeps;
   topUps: TopUps;
+  /** A tool's result goes out only once what it wrote is on the replicas (api/plugins/replicated.ts, for REST). */
+  replication: ReplicationBarrier;
 }
 
 const INSTRUCTIONS =
@@ -81,7 +84,9 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
   /** Runs a tool body; every failure becomes its MCP envelope, never a protocol error. */
   const tool = async (body: () => Promise<CallToolResult>): Promise<CallToolResult> => {
     try {
-      return await body();
+      const result = await body();
+      if (!result.isError) await parts.replication.confirm();
+      return result;
     } catch (err) {
       return toolError(err, log);
     }
@@ -262,6 +267,7 @@ export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLog
       try {
         const header = typeof input.payment === 'string' ? input.payment : encodePaymentSignatureHeader(input.payment as unknown as PaymentPayload);
         const paid = await parts.topUps.pay(wallet, micro, header);
+        await parts.replication.confirm();
         return toolResult({ ...paid }, `Topped up ${money(paid.payment.amount)} (payment ${paid.payment.id}). Balance ${money(paid.balance)}.`);
       } catch (err) {
         return paymentError(err, log);

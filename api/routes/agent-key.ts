@@ -12,6 +12,8 @@ export default async function agentKeyRoutes(fastify: FastifyInstance) {
     '/protocol/v1/player/agent-key',
     {
       onRequest: app.requireWallet,
+      // The key is made on first read, and the wallet then authorizes it on-chain: it must not be lost.
+      config: { replicated: true },
       schema: {
         tags: ['player'],
         summary: "The wallet's MCP agent session key and whether it is authorized; created on first call",

@@ -1,5 +1,5 @@
 // Steps every round shares: fresh figures, the time until a bet goes through again, and the recovery pass.
-import type { Harness } from '../harness.ts';
+import type { RoundHarness } from '../harness.ts';
 import { emptyStats, type ChaosPlayer } from '../load.ts';
 import { recoverAll, recoverPlayer, emptyRecovery, type RecoveryOutcome } from '../recovery.ts';
 import { conservation } from '../books.ts';
@@ -7,7 +7,7 @@ import { emptyFigures, type Check, type RoundReport } from '../report.ts';
 import { sleep } from '../ports.ts';
 import { retrying } from '../recovery.ts';
 
-export function beginRound(h: Harness, round: number, kind: string, tried: string): RoundReport {
+export function beginRound(h: RoundHarness, round: number, kind: string, tried: string): RoundReport {
   h.ctx.round = round;
   h.ctx.stats = emptyStats();
   h.log(`round ${round}: ${tried}`);
@@ -16,7 +16,7 @@ export function beginRound(h: Harness, round: number, kind: string, tried: strin
 
 /** Milliseconds from `since` until the probe player completes a dice bet; null if it never does within `timeoutMs`. */
 // Generous: on a shared 2-core machine an API process has been seen to take 90 s to start.
-export async function timeToFirstBet(h: Harness, since: number, timeoutMs = 240_000): Promise<number | null> {
+export async function timeToFirstBet(h: RoundHarness, since: number, timeoutMs = 240_000): Promise<number | null> {
   const scratch = emptyRecovery();
   while (Date.now() - since < timeoutMs) {
     try {
@@ -72,7 +72,7 @@ export const isResendAnswer = (r: { path: string; code?: string; reason?: string
   (r.path === '/protocol/v1/sweeper/ticket' && r.reason === 'ticket_active') || (r.path === '/wallet/session' && r.code === 'WALLET_SESSION_REJECTED');
 
 /** Stops the load, recovers every player, and checks that nothing is left pending and the books balance. */
-export async function endRound(h: Harness, report: RoundReport): Promise<RoundReport> {
+export async function endRound(h: RoundHarness, report: RoundReport): Promise<RoundReport> {
   await h.load.stop();
   const out = await recoverAll(h.allPlayers);
   report.checks.push(...recoveryChecks(out));

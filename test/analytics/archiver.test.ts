@@ -1,30 +1,38 @@
-// The worker's archive pass on both engines: receipts archived as they settle, replaced once their anchor is
-// committed, manifests copied once each; a pass that fails leaves the progress where it was, and a repeated pass
-// changes nothing.
+// The worker's archive pass on both engines: each receipt is read and archived once, as it settled; once its anchor
+// is filled only the anchor is archived, and the receipt reads back anchored; manifests are copied once each; a pass
+// that fails leaves the progress where it was, and a repeated pass changes nothing.
 import { describe, expect, it } from 'vitest';
 import { archivedReceipt } from '../../analytics/archive.ts';
+import { archivePass, type ArchiverDeps } from '../../analytics/archiver.ts';
 import { EngineError } from '../../analytics/engine.ts';
 import { migrate } from '../../analytics/migrations.ts';
-import { archivePass, RECEIPT_VERSION, type ArchiverDeps } from '../../analytics/archiver.ts';
 import type { ArchiveProgress } from '../../store/analytics.ts';
 import type { ManifestRecord } from '../../store/anchor-manifests.ts';
 import { ENGINE_KINDS, engineEnv } from './engines.ts';
 import { alias, count } from './fixture.ts';
 
-/** In-memory ledger: the bet log, stored receipts (body + anchor) and published manifests. */
+/** In-memory ledger: the bet log, stored receipts (body + anchor) and published manifests; counts what is read. */
 function ledger() {
   const log: string[] = [];
   const receipts = new Map<string, { body: string; anchor: string | null }>();
   const manifests: ManifestRecord[] = [];
   const progress: ArchiveProgress = { settled: 0, anchored: 0, manifestSeq: 0 };
+  const reads = { bodies: new Map<string, number>(), anchors: new Map<string, number>() };
+  const read = (ids: readonly string[], field: 'body' | 'anchor') =>
+    ids.map((id) => {
+      const m = field === 'body' ? reads.bodies : reads.anchors;
+      m.set(id, (m.get(id) ?? 0) + 1);
+      const text = receipts.get(id)?.[field];
+      return typeof text === 'string' ? Buffer.from(text) : null;
+    });
   let filled = 0;
   const deps: ArchiverDeps = {
     anchors: {
       logSize: async () => log.length,
       filledSize: async () => filled,
       logItems: async (from, to) => log.slice(from, to),
+      receiptFieldBytes: async (ids, field) => read(ids, field),
     },
-    bets: { receipt: async (id) => receipts.get(id) ?? null },
     manifests: { recordsAfterSeq: async (after, limit) => manifests.filter((m) => m.firstSeq > after).slice(0, limit) },
     progress: {
       archiveProgress: async () => ({ ...progress }),
@@ -34,6 +42,7 @@ function ledger() {
   return {
     deps,
     progress,
+    reads,
     settle(n: number) {
       const id = `dice_${String(n).padStart(32, '0')}`;
       log.push(`${'ab'.repeat(32)}:${id}`);
@@ -42,8 +51,8 @@ function ledger() {
         game: 'dice',
         player: alias(n),
         status: 'won',
-        settledAt: '2027-05-01T10:00:00.000Z',
         anchor: { status: 'pending_commit' },
+        createdAt: '2027-05-01T10:00:00.000Z',
       };
       receipts.set(id, { body: JSON.stringify(body), anchor: null });
       return id;
@@ -78,32 +87,33 @@ function ledger() {
 describe.each(ENGINE_KINDS)('archive pass on %s', (kind) => {
   const env = engineEnv(kind);
 
-  it('archives settled receipts, replaces them once anchored, copies manifests once, and survives a failed pass', async () => {
+  it('archives each receipt once, then only its anchor, copies manifests once, and survives a failed pass', async () => {
     const engine = await env.open();
     await migrate(engine);
     const l = ledger();
     const ids = [1, 2, 3].map((n) => l.settle(n));
     l.publish(1, 4);
-    expect(await archivePass(engine, l.deps)).toEqual({ receipts: 3, manifests: 1 });
+    expect(await archivePass(engine, l.deps)).toEqual({ receipts: 3, anchors: 0, manifests: 1 });
     for (const id of ids) {
       const got = await archivedReceipt(engine, id);
-      expect(got?.version).toBe(BigInt(RECEIPT_VERSION.settled));
-      expect(got?.receipt).toMatchObject({ receiptId: id, anchor: { status: 'pending_commit' } });
+      expect(got).toMatchObject({ anchored: false, receipt: { receiptId: id, anchor: { status: 'pending_commit' } } });
     }
     expect(l.progress).toEqual({ settled: 3, anchored: 0, manifestSeq: 4 });
 
-    // The anchor lands: the same receipts again, at the higher version.
+    // The anchors land: only they are read and archived; the bodies are not read again.
     const later = l.settle(4);
     l.anchorAll();
     l.publish(5, 9);
-    expect(await archivePass(engine, l.deps)).toEqual({ receipts: 1 + 4, manifests: 1 });
+    expect(await archivePass(engine, l.deps)).toEqual({ receipts: 1, anchors: 4, manifests: 1 });
     for (const id of [...ids, later]) {
       const got = await archivedReceipt(engine, id);
-      expect(got?.version).toBe(BigInt(RECEIPT_VERSION.anchored));
-      expect(got?.receipt).toMatchObject({ receiptId: id, anchor: { status: 'committed' } });
+      expect(got).toMatchObject({ anchored: true, receipt: { receiptId: id, anchor: { status: 'committed', entryIndex: 0 } } });
     }
+    expect([...l.reads.bodies.values()]).toEqual([1, 1, 1, 1]);
+    expect([...l.reads.anchors.values()]).toEqual([1, 1, 1, 1]);
+    expect(await count(engine, 'SELECT count() AS n FROM receipts')).toBe(4);
     expect(l.progress).toEqual({ settled: 4, anchored: 4, manifestSeq: 9 });
-    expect(await archivePass(engine, l.deps)).toEqual({ receipts: 0, manifests: 0 });
+    expect(await archivePass(engine, l.deps)).toEqual({ receipts: 0, anchors: 0, manifests: 0 });
     expect(await count(engine, 'SELECT uniqExact(manifestHash) AS n FROM manifests')).toBe(2);
 
     // ClickHouse refuses: nothing advances, and the next pass copies what was missed.
@@ -111,7 +121,26 @@ describe.each(ENGINE_KINDS)('archive pass on %s', (kind) => {
     const failing = { ...engine, insert: async () => Promise.reject(new EngineError('down (injected)')) };
     await expect(archivePass(failing, l.deps)).rejects.toThrow(EngineError);
     expect(l.progress.settled).toBe(4);
-    expect(await archivePass(engine, l.deps)).toEqual({ receipts: 1, manifests: 0 });
+    expect(await archivePass(engine, l.deps)).toEqual({ receipts: 1, anchors: 0, manifests: 0 });
     expect(await count(engine, 'SELECT uniqExact(receiptId) AS n FROM receipts')).toBe(5);
+  });
+
+  it('copies a backlog in one pass, in INSERTs of at most `batch` rows', async () => {
+    const engine = await env.open();
+    await migrate(engine);
+    const l = ledger();
+    for (let n = 1; n <= 7; n++) l.settle(n);
+    l.anchorAll();
+    const sizes: number[] = [];
+    const counting = {
+      ...engine,
+      insert: async (...a: Parameters<typeof engine.insert>) => {
+        sizes.push(a[2].length);
+        await engine.insert(...a);
+      },
+    };
+    expect(await archivePass(counting, l.deps, { batch: 3 })).toEqual({ receipts: 7, anchors: 7, manifests: 0 });
+    expect(sizes).toEqual([3, 3, 1, 3, 3, 1]);
+    expect(l.progress).toMatchObject({ settled: 7, anchored: 7 });
   });
 });

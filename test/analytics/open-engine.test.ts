@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CHDB_SERVER_SETTINGS } from '../../analytics/chdb-engine.ts';
 import { EngineError } from '../../analytics/engine.ts';
 import { openAnalyticsEngine } from '../../analytics/open-engine.ts';
 import { runServerSuite, startClickHouse, type ClickHouseServer } from '../helpers/clickhouse.ts';
@@ -25,6 +26,21 @@ describe('openAnalyticsEngine', () => {
     const again = await openAnalyticsEngine({ dataDir: dir });
     expect(await again.query('SELECT x FROM kept')).toEqual([{ x: 7 }]);
     await again.close();
+  });
+
+  it('runs chDB with its merge pool, caches and memory bounded, and inserts not queued for an async flush', async () => {
+    const engine = await openAnalyticsEngine({ dataDir: dir });
+    const server = await engine.query<{ name: string; value: string }>(
+      `SELECT name, value FROM system.server_settings WHERE name IN (${Object.keys(CHDB_SERVER_SETTINGS).map((n) => `'${n}'`)})`,
+    );
+    expect(Object.fromEntries(server.map((r) => [r.name, Number(r.value)]))).toEqual(CHDB_SERVER_SETTINGS);
+    expect(CHDB_SERVER_SETTINGS.max_server_memory_usage).toBeLessThanOrEqual(1024 ** 3);
+    expect(CHDB_SERVER_SETTINGS.mark_cache_size).toBeLessThanOrEqual(64 * 1024 ** 2);
+    const session = await engine.query<{ name: string; value: string }>(
+      "SELECT name, value FROM system.settings WHERE name IN ('max_threads', 'async_insert')",
+    );
+    expect(Object.fromEntries(session.map((r) => [r.name, r.value]))).toEqual({ max_threads: '1', async_insert: '0' });
+    await engine.close();
   });
 
   if (runServerSuite()) {

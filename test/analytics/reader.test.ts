@@ -187,8 +187,7 @@ describe('one shipper among worker processes', () => {
     const holder = new EngineHolder(async () => inner);
     const logger = { info() {}, warn() {}, error() {} };
     const noArchive = {
-      anchors: { logSize: async () => 0, filledSize: async () => 0, logItems: async () => [] },
-      bets: { receipt: async () => null },
+      anchors: { logSize: async () => 0, filledSize: async () => 0, logItems: async () => [], receiptFieldBytes: async () => [] },
       manifests: { recordsAfterSeq: async () => [] },
       progress: { archiveProgress: async () => ({ settled: 0, anchored: 0, manifestSeq: 0 }), setArchiveProgress: async () => {} },
     };

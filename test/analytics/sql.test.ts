@@ -17,6 +17,9 @@ describe('literal', () => {
     expect(literal('line\nbreak\ttab\r\0nul\x7f')).toBe("'line\\x0Abreak\\x09tab\\x0D\\x00nul\\x7F'");
     expect(literal('')).toBe("''");
     expect(literal('ünïcødé ✓ 𝄞')).toBe("'ünïcødé ✓ 𝄞'");
+    // Bytes are UTF-8 text (a stored document read as bytes), quoted the same way.
+    expect(literal(Buffer.from("it's ✓\n"))).toBe("'it\\'s ✓\\x0A'");
+    expect(literal(new Uint8Array(Buffer.from('{"a":1}')))).toBe('\'{"a":1}\'');
   });
 
   it('keeps injection attempts inside one string literal', () => {

@@ -28,6 +28,7 @@ export const sign = (seed: Uint8Array, message: Uint8Array): string => base64.en
 export interface HttpResult<T = any> {
   status: number;
   body: T;
+  headers: Headers;
 }
 
 export async function http<T = any>(method: string, url: string, body?: unknown, token?: string): Promise<HttpResult<T>> {
@@ -36,7 +37,7 @@ export async function http<T = any>(method: string, url: string, body?: unknown,
   if (token) headers.authorization = `Bearer ${token}`;
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as T) : (undefined as T) };
+  return { status: res.status, body: text ? (JSON.parse(text) as T) : (undefined as T), headers: res.headers };
 }
 
 export class Player {

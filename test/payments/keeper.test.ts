@@ -10,6 +10,7 @@ import { address, signature as toSignature, type KeyPairSigner } from '@solana/k
 import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstructionAsync } from '@solana-program/token';
 import { Keeper, type KeeperHooks, type KeeperOptions } from '../../funding/keeper.ts';
 import { createRedis, type Redis } from '../../store/redis.ts';
+import { NO_REPLICATION } from '../../store/replication.ts';
 import { Keys } from '../../store/keys.ts';
 import { defineScripts } from '../../store/scripts.ts';
 import { LedgerStore } from '../../store/ledger.ts';
@@ -73,6 +74,7 @@ const keeper = (hooks: KeeperHooks = {}, options: KeeperOptions = {}) =>
       commitment: 'confirmed',
       clock: () => new Date(),
       logger: pino({ level: 'silent' }),
+      replication: NO_REPLICATION,
     },
     { hooks, settleBudgetMs: 15_000, ...options },
   );
