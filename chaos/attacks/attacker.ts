@@ -4,7 +4,7 @@ import { address } from '@solana/kit';
 import { getBurnCheckedInstruction, getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstructionAsync } from '@solana-program/token';
 import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
-import { formatMicro } from '../../protocol/money.ts';
+import { formatMicro, parseAmount } from '../../protocol/money.ts';
 import { Player } from '../../test/helpers/player.ts';
 import { sleep } from '../ports.ts';
 import { micro, within, type Target } from './target.ts';
@@ -72,7 +72,8 @@ export class Attacker extends Player {
     await a.login();
     if (opts.arcade) {
       await a.setup(opts.arcade);
-      const credited = await within(30_000, async () => (await a.arcadeMicro()) >= BigInt(Math.round(opts.arcade! * 1e6)));
+      const amount = parseAmount(opts.arcade);
+      const credited = await within(30_000, async () => (await a.arcadeMicro()) >= amount);
       if (!credited) throw new Error(`the deposit of ${opts.arcade} USDC was not credited`);
     }
     return a;

@@ -62,6 +62,8 @@ export interface RunOptions {
   keep?: boolean;
   /** The Redis the service uses, under a prefix of its own. @defaultValue REDIS_URL or redis://127.0.0.1:6379 */
   redisUrl?: string;
+  /** More of the service's configuration, over the suite's own: to replay the attacks against another setting. */
+  env?: Record<string, string>;
   log?: (line: string) => void;
 }
 
@@ -106,10 +108,15 @@ export async function runAttacks(options: RunOptions): Promise<AttackReport> {
   const workDir = options.workDir ?? mkdtempSync(path.join(os.tmpdir(), 'pfws-attacks-'));
   const redisUrl = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `attacks-${randomBytes(6).toString('hex')}`;
-  const env = serviceEnv(options.profile, { api: await freePort(), rpc: await freePort() }, redisUrl, path.join(workDir, 'data'), prefix);
+  const env = {
+    ...serviceEnv(options.profile, { api: await freePort(), rpc: await freePort() }, redisUrl, path.join(workDir, 'data'), prefix),
+    ...options.env,
+  };
   const service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers: 2 });
   const report: AttackReport = { profile: options.profile.name, results: [], durationMs: 0, serviceStartMs: 0, workDir };
-  log(`attacks: profile ${options.profile.name}, Redis ${redisUrl} prefix ${prefix}, work dir ${workDir}`);
+  log(
+    `attacks: profile ${options.profile.name}, Redis ${redisUrl} prefix ${prefix}, work dir ${workDir}${options.env ? `, service env ${JSON.stringify(options.env)}` : ''}`,
+  );
   try {
     report.serviceStartMs = await service.start();
     const ctx: AttackContext = { target: await Target.connect(service.api, service.rpcUrl), profile: options.profile, log };
