@@ -32,6 +32,8 @@ export interface AttackProfile {
   lpRoundTrips: number;
   /** The service's TICKET_IDLE_MS: short, so that tickets close idle within the run. */
   ticketIdleMs: number;
+  /** The service's API_WORKERS: API processes, each with its own token cache (finding 5's revocation). */
+  apiWorkers: number;
 }
 
 export const FULL: AttackProfile = {
@@ -50,6 +52,7 @@ export const FULL: AttackProfile = {
   backlog: 300,
   lpRoundTrips: 10,
   ticketIdleMs: 8_000,
+  apiWorkers: 2,
 };
 
 export const CI: AttackProfile = {
@@ -68,6 +71,8 @@ export const CI: AttackProfile = {
   backlog: 64,
   lpRoundTrips: 2,
   ticketIdleMs: 5_000,
+  // Each API process costs its start-up again (about 20 s of CPU here); the revocation across processes has its own e2e test.
+  apiWorkers: 1,
 };
 
 export const PROFILES: Record<string, AttackProfile> = { full: FULL, ci: CI };

@@ -23,6 +23,8 @@ export interface AttackContext {
   target: Target;
   profile: AttackProfile;
   log(line: string): void;
+  /** API processes serving the API (each with its own token cache). */
+  apiProcesses: number;
   /** The wallets whose hard tickets finding 1 left to close idle: finding 2 reopens them. */
   idleTicketWallets?: Attacker[];
 }
@@ -75,7 +77,7 @@ function serviceEnv(profile: AttackProfile, ports: { api: number; rpc: number },
     DATA_DIR: dataDir,
     REDIS_URL: redisUrl,
     REDIS_PREFIX: prefix,
-    API_WORKERS: '2',
+    API_WORKERS: String(profile.apiWorkers),
     // service-process.ts reads readiness from the JSON log lines at info.
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
@@ -112,14 +114,22 @@ export async function runAttacks(options: RunOptions): Promise<AttackReport> {
     ...serviceEnv(options.profile, { api: await freePort(), rpc: await freePort() }, redisUrl, path.join(workDir, 'data'), prefix),
     ...options.env,
   };
-  const service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers: 2 });
+  // API_WORKERS 1 serves the API from the main process itself: no API process to wait for.
+  const apiWorkers = Number(env.API_WORKERS) > 1 ? Number(env.API_WORKERS) : 0;
+  const service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers });
   const report: AttackReport = { profile: options.profile.name, results: [], durationMs: 0, serviceStartMs: 0, workDir };
   log(
     `attacks: profile ${options.profile.name}, Redis ${redisUrl} prefix ${prefix}, work dir ${workDir}${options.env ? `, service env ${JSON.stringify(options.env)}` : ''}`,
   );
   try {
-    report.serviceStartMs = await service.start();
-    const ctx: AttackContext = { target: await Target.connect(service.api, service.rpcUrl), profile: options.profile, log };
+    // Generous: on a loaded 2-core machine the API processes have taken minutes to start.
+    report.serviceStartMs = await service.start(480_000);
+    const ctx: AttackContext = {
+      target: await Target.connect(service.api, service.rpcUrl),
+      profile: options.profile,
+      apiProcesses: Math.max(1, apiWorkers),
+      log,
+    };
     const attempts = options.only?.length ? ATTEMPTS.filter((a) => options.only!.some((o) => a.attack.includes(o))) : ATTEMPTS;
     for (const attempt of attempts) {
       const result = emptyResult(attempt.finding, attempt.attack);

@@ -81,7 +81,7 @@ export async function revokedToken(ctx: AttackContext, r: AttackResult): Promise
   const w = await Attacker.create(ctx.target, { usdc: 1, sol: 0 });
   const url = `${ctx.target.api}/protocol/v1/player/status`;
   const token = w.token;
-  // Every API process has seen (and cached) the token.
+  // Every API process has seen (and cached) the token: fresh connections spread over them.
   const warm = await Promise.all(Array.from({ length: 16 }, () => freshGet(url, token)));
   if (warm.some((s) => s !== 200)) throw new Error(`the token did not work before its revocation: ${warm.join(', ')}`);
   const revoked = await fetch(`${ctx.target.api}/wallet/session`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
@@ -100,7 +100,7 @@ export async function revokedToken(ctx: AttackContext, r: AttackResult): Promise
     detail: `${revoked.status}`,
   });
   r.checks.push({
-    name: 'the revoked token fails on every API process within 1 s',
+    name: `the revoked token fails within 1 s on every API process (${ctx.apiProcesses})`,
     held: after.every((s) => s === 401),
     detail: `${allowedMs} ms after the revocation: ${[...new Set(after)].map((s) => `${after.filter((x) => x === s).length}× ${s}`).join(', ')}; last accepted ${lastAccepted < 0 ? 'never after the DELETE' : `${lastAccepted} ms after it`}`,
   });
