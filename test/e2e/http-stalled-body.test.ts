@@ -64,7 +64,6 @@ function probe(port: number, shape: { together: true } | { together: false; gapM
   });
 }
 
-
 const tcpOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1');
