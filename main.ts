@@ -86,6 +86,11 @@ export async function startService(config: Config, logger: Logger, options: Star
     }
     let apiUrl: string | null = null;
     if (config.roles.includes('api')) {
+      // chDB in this process loads libchdb (over 500 MB) and starts ClickHouse synchronously: seconds of a blocked
+      // event loop, during which no connection is accepted and no request time limit can fire. It happens now,
+      // before the API answers, rather than in the background once clients are connected (issue 22). A failure
+      // stays the analytics worker's to retry; a ClickHouse server (CLICKHOUSE_URL) is never waited for.
+      if (!config.CLICKHOUSE_URL) await wiring.analyticsEngine?.get().catch(() => undefined);
       const api = await startApi(apiDepsOf(wiring)).catch((err: unknown) => {
         throw listenError(err, 'PORT', config.HOST, config.PORT);
       });

@@ -33,7 +33,7 @@ import analyticsRoutes from './routes/analytics.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 import { forDocument } from '../schemas/common.ts';
-import { capConnections, limitBodyStalls, serverLimits } from './http-limits.ts';
+import { capConnections, limitRequestTimes, serverLimits } from './http-limits.ts';
 
 const API_DESCRIPTION = `The public API of the service (the contract in api-contract.md; formats in design.md).
 
@@ -90,7 +90,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     frameworkErrors: frameworkError,
     ...serverLimits(deps.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  limitBodyStalls(app, deps.config);
+  limitRequestTimes(app, deps.config);
   capConnections(app, deps.config);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 

@@ -1,6 +1,6 @@
-// Time and connection limits of the HTTP server (issue 16): node's own checks for headers, the whole request and
-// idle keep-alive; a stalled body is caught by the socket's idle timer while the body is being read. No socket
-// idle timeout applies to responses, so a long stream that keeps writing is never cut.
+// Time and connection limits of the HTTP server (issues 16 and 22): node's own checks for headers, the whole request
+// and idle keep-alive; a stalled or endless body is caught by a sweep over the requests whose bodies are still
+// arriving. No limit applies to responses, so a long stream is never cut.
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
@@ -49,30 +49,65 @@ export function serverLimits(limits: HttpLimits): Pick<
   };
 }
 
+/** A request whose body is still arriving, as the sweep of {@link limitRequestTimes} follows it. */
+interface InFlight {
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+  /** When node handed the request over (its headers are in); the whole-request limit counts from here. */
+  startedAt: number;
+  /** The socket's bytesRead when last seen, and when it last grew: a stall counts from the last byte. */
+  bytes: number;
+  lastByteAt: number;
+}
+
+const hasBody = (req: http.IncomingMessage) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
 /**
- * A body that stalls for REQUEST_BODY_TIMEOUT_MS gets 408 and its socket is closed. The socket's idle timer runs
- * only while the body is being read, from preParsing (after the onRequest hooks, whose waits are not the client's)
- * until it has all arrived; a body already in when reading starts is not timed.
+ * A body that stalls for REQUEST_BODY_TIMEOUT_MS gets 408 and its socket is closed; a body still incomplete after
+ * REQUEST_TIMEOUT_MS gets 408 however it trickles. Followed from node's 'request' event, before any Fastify hook
+ * runs: a hook that waits (the rate limiter on a slow Redis) neither delays nor hides a stall, and a first chunk that
+ * came with the headers counts as the last byte. Progress is the socket's bytesRead, which grows whatever reads
+ * the body (or nothing yet). Once the body is all in, the request is no longer followed, so a long response (a
+ * stream) is never cut. node's own requestTimeout stays on as well; whichever limit comes first answers.
  */
-export function limitBodyStalls(app: FastifyInstance, limits: HttpLimits): void {
-  app.addHook('preParsing', async (request, reply, payload) => {
-    const raw = request.raw;
-    // A request without a body may not be marked complete yet when the hooks run in the same tick as its headers.
-    const hasBody = raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
-    if (!hasBody || raw.complete) return payload;
-    const socket = raw.socket;
-    const stalled = () => answerOnSocket(socket, 408, `Request timeout: the body stalled for ${limits.REQUEST_BODY_TIMEOUT_MS} ms`);
-    const done = () => {
-      raw.removeListener('timeout', stalled);
-      reply.raw.removeListener('timeout', done);
-      socket.setTimeout(0);
-    };
-    raw.setTimeout(limits.REQUEST_BODY_TIMEOUT_MS, stalled);
-    raw.once('end', done);
-    raw.once('close', done);
-    // Once the body is all in, node hands the idle timer to the response; heard here, it does not close the socket.
-    reply.raw.once('timeout', done);
-    return payload;
+export function limitRequestTimes(app: FastifyInstance, limits: HttpLimits): void {
+  const inFlight = new Set<InFlight>();
+  const everyMs = Math.min(1_000, Math.max(25, Math.floor(Math.min(limits.REQUEST_BODY_TIMEOUT_MS, limits.REQUEST_TIMEOUT_MS) / 20)));
+  let sweeper: NodeJS.Timeout | null = null;
+
+  const expire = (f: InFlight, message: string) => {
+    inFlight.delete(f);
+    // An answer already under way (the rate limiter's, before the body was read) cannot be followed by another.
+    if (f.res.headersSent) f.req.socket.destroy();
+    else answerOnSocket(f.req.socket, 408, message);
+  };
+
+  const sweep = () => {
+    const now = Date.now();
+    for (const f of inFlight) {
+      if (f.req.complete || f.req.socket.destroyed) {
+        inFlight.delete(f);
+        continue;
+      }
+      const bytes = f.req.socket.bytesRead;
+      if (bytes !== f.bytes) {
+        f.bytes = bytes;
+        f.lastByteAt = now;
+      }
+      if (now - f.lastByteAt >= limits.REQUEST_BODY_TIMEOUT_MS) expire(f, `Request timeout: the body stalled for ${limits.REQUEST_BODY_TIMEOUT_MS} ms`);
+      else if (now - f.startedAt >= limits.REQUEST_TIMEOUT_MS) expire(f, 'Request timeout: the request was not received in time');
+    }
+    if (inFlight.size === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = null;
+    }
+  };
+
+  app.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.complete || !hasBody(req)) return;
+    const now = Date.now();
+    inFlight.add({ req, res, startedAt: now, bytes: req.socket.bytesRead, lastByteAt: now });
+    sweeper ??= setInterval(sweep, everyMs).unref();
   });
 }
 

@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
-import { replayArg, type JournalRecord } from './journal-records.ts';
 
 export interface PlayerState {
   balance: bigint;
@@ -121,10 +120,7 @@ export class LedgerStore {
   }
 
   /** @returns true when the item was applied now, false when it had been applied before */
-  /**
-   * @param replay - ledger recovery only: the archived journal entry of this item, written instead of a new one
-   */
-  async applyChainItem(item: ChainItem, at: string, replay?: readonly JournalRecord[]): Promise<boolean> {
+  async applyChainItem(item: ChainItem, at: string): Promise<boolean> {
     const wallet = item.wallet ?? '-';
     const k = this.keys;
     const lp = item.kind === 'lp-deposit' || item.kind === 'lp-redeem';
@@ -144,7 +140,6 @@ export class LedgerStore {
         wallet,
         jobId,
         (item.shares ?? 0n).toString(),
-        replayArg(replay),
       ],
     );
     return reply === 1;

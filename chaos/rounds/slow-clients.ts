@@ -1,5 +1,6 @@
 // Slow and greedy clients on raw sockets: a stalled body, a trickled body, stalled headers, an idle keep-alive
-// connection, and more connections than the cap. Thresholds are the configured timeouts.
+// connection, and more connections than the cap. Thresholds are the configured timeouts: a body stalls both with its
+// first byte in the headers' own write and with one byte sent after the headers.
 import { connect, type Socket } from 'node:net';
 import type { Harness } from '../harness.ts';
 import { TIMEOUT_MARGIN_MS } from '../findings.ts';
@@ -19,7 +20,12 @@ interface RawOutcome {
  * Connects, writes `head`, then writes each of `trickle` every `everyMs`; waits for the server to close the socket
  * or for `deadlineMs` (from the connect, or from the first answer when `fromAnswer`).
  */
-function raw(port: number, head: string, deadlineMs: number, opts: { trickle?: string; everyMs?: number; fromAnswer?: boolean } = {}): Promise<RawOutcome> {
+function raw(
+  port: number,
+  head: string,
+  deadlineMs: number,
+  opts: { trickle?: string; everyMs?: number; fromAnswer?: boolean; late?: { text: string; afterMs: number } } = {},
+): Promise<RawOutcome> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let t0 = 0;
@@ -27,8 +33,10 @@ function raw(port: number, head: string, deadlineMs: number, opts: { trickle?: s
     let answeredMs: number | null = null;
     let timer: NodeJS.Timeout | undefined;
     let drip: NodeJS.Timeout | undefined;
+    let later: NodeJS.Timeout | undefined;
     const finish = (closedMs: number | null) => {
       clearTimeout(timer);
+      clearTimeout(later);
       clearInterval(drip);
       socket.destroy();
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1];
@@ -41,6 +49,8 @@ function raw(port: number, head: string, deadlineMs: number, opts: { trickle?: s
     socket.once('connect', () => {
       t0 = Date.now();
       socket.write(head);
+      const late = opts.late;
+      if (late) later = setTimeout(() => socket.writable && socket.write(late.text), late.afterMs);
       if (opts.trickle) {
         let i = 0;
         drip = setInterval(() => {
@@ -64,6 +74,8 @@ function raw(port: number, head: string, deadlineMs: number, opts: { trickle?: s
 
 const POST_HEAD = (length: number) =>
   `POST /api/wallet/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"walletAddress":`;
+/** Issue 22's probe: headers that announce 100 bytes of body, without any of it. */
+const HEADERS_ONLY = 'POST /api/wallet/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n';
 
 function timeoutCheck(name: string, outcome: RawOutcome, limitMs: number, want408: boolean): Check {
   const closedInTime = outcome.closedMs !== null && outcome.closedMs <= limitMs;
@@ -126,14 +138,30 @@ export async function slowClientsRound(h: Harness, round: number): Promise<Round
   const port = Number(h.service.options.env.PORT);
   const pidsBefore = h.service.apiPids().sort().join();
   const m = TIMEOUT_MARGIN_MS;
-  const [body, trickled, headers, keepAlive] = await Promise.all([
+  const [body, firstByte, byteAfter, trickled, headers, keepAlive] = await Promise.all([
     raw(port, POST_HEAD(200), c.REQUEST_BODY_TIMEOUT_MS + m),
+    // The body's first byte in the headers' own write (one TCP segment), then nothing.
+    raw(port, `${HEADERS_ONLY}{`, c.REQUEST_BODY_TIMEOUT_MS + m),
+    // The headers alone, one byte a moment later, then nothing: the stall counts from that byte.
+    raw(port, HEADERS_ONLY, c.REQUEST_BODY_TIMEOUT_MS + 200 + m, { late: { text: '{', afterMs: 200 } }),
     raw(port, POST_HEAD(100_000), c.REQUEST_TIMEOUT_MS + m, { trickle: '"a', everyMs: Math.max(50, Math.floor(c.REQUEST_BODY_TIMEOUT_MS / 5)) }),
     raw(port, 'GET /api/house HTTP/1.1\r\nHost: 127.0.0.1\r\n', c.HEADERS_TIMEOUT_MS + m),
     raw(port, 'GET /api/protocol/v1/config HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', c.KEEP_ALIVE_TIMEOUT_MS + m, { fromAnswer: true }),
   ]);
   report.checks.push(
     timeoutCheck('a stalled body gets 408 and its socket is closed (REQUEST_BODY_TIMEOUT_MS)', body, c.REQUEST_BODY_TIMEOUT_MS + m, true),
+    timeoutCheck(
+      'a body whose first byte came with the headers, then stalled, gets 408 (REQUEST_BODY_TIMEOUT_MS)',
+      firstByte,
+      c.REQUEST_BODY_TIMEOUT_MS + m,
+      true,
+    ),
+    timeoutCheck(
+      'a body whose one byte came after the headers, then stalled, gets 408 (REQUEST_BODY_TIMEOUT_MS)',
+      byteAfter,
+      c.REQUEST_BODY_TIMEOUT_MS + 200 + m,
+      true,
+    ),
     timeoutCheck('a trickled body gets 408 and its socket is closed (REQUEST_TIMEOUT_MS)', trickled, c.REQUEST_TIMEOUT_MS + m, true),
     timeoutCheck('stalled headers get 408 and the socket is closed (HEADERS_TIMEOUT_MS)', headers, c.HEADERS_TIMEOUT_MS + m, true),
     {
