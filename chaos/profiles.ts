@@ -64,7 +64,9 @@ export const FAILOVER_SHORT: FailoverProfile = {
   downAfterMs: 1_000,
   maxLagS: 2,
   waitTimeoutMs: 500,
-  hardening: SHORT.hardening,
+  // The chain RPC is not what this suite strikes: its calls get the service's default wait, not the main suite's
+  // short one, so onboarding on a busy machine does not fail on it.
+  hardening: { ...SHORT.hardening, CHAIN_RPC_TIMEOUT_MS: 5_000 },
   anchorWaitMs: 30_000,
 };
 
@@ -76,7 +78,7 @@ export const FAILOVER_LONG: FailoverProfile = {
   faultAfterMs: [2_000, 8_000],
   afterRecoveryMs: 2_000,
   replicaOutageMs: 8_000,
-  hardening: LONG.hardening,
+  hardening: { ...LONG.hardening, CHAIN_RPC_TIMEOUT_MS: 5_000 },
   anchorWaitMs: 120_000,
 };
 
