@@ -68,8 +68,8 @@ export class BenchPlayer {
     return res.body;
   }
 
-  async onboard(deposit: number): Promise<void> {
-    await this.must('POST', '/dev/faucet', { wallet: this.wallet.publicKey, usdc: deposit, sol: 1 });
+  /** Signs the wallet in: a fresh bearer token. */
+  async signIn(): Promise<void> {
     const challenge = await this.must('GET', `/wallet/challenge?wallet=${this.wallet.publicKey}`);
     const session = await this.must('POST', '/wallet/session', {
       walletAddress: this.wallet.publicKey,
@@ -77,6 +77,11 @@ export class BenchPlayer {
       signature: this.wallet.sign(Buffer.from(challenge.message)),
     });
     this.token = session.token;
+  }
+
+  async onboard(deposit: number): Promise<void> {
+    await this.must('POST', '/dev/faucet', { wallet: this.wallet.publicKey, usdc: deposit, sol: 1 });
+    await this.signIn();
     const built = await this.must('POST', '/protocol/v1/player/setup-transaction', { amount: deposit, sessionPubkey: this.session.publicKey });
     const signer = await createKeyPairSignerFromBytes(new Uint8Array(Buffer.concat([this.wallet.seed, this.wallet.publicBytes])));
     const tx = getTransactionDecoder().decode(getBase64Encoder().encode(built.transaction));

@@ -209,11 +209,20 @@ export class Attacker extends Player {
   async closeUsdcAccount(): Promise<void> {
     const mint = this.target.config.usdcMint;
     const ata = await ataOf(address(this.address), mint);
-    const held = await this.usdcMicro();
-    await sendAndConfirm(this.target.rpc, this.signer, [
-      ...(held > 0n ? [getBurnCheckedInstruction({ account: ata, mint, authority: this.signer, amount: held, decimals: 6 })] : []),
-      getCloseAccountInstruction({ account: ata, destination: this.signer.address, owner: this.signer }),
-    ]);
+    // The keeper may pay into the account between the balance read and the close, which then fails as not empty:
+    // read again and retry.
+    for (let attempt = 1; ; attempt++) {
+      const held = await this.usdcMicro();
+      try {
+        await sendAndConfirm(this.target.rpc, this.signer, [
+          ...(held > 0n ? [getBurnCheckedInstruction({ account: ata, mint, authority: this.signer, amount: held, decimals: 6 })] : []),
+          getCloseAccountInstruction({ account: ata, destination: this.signer.address, owner: this.signer }),
+        ]);
+        return;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+      }
+    }
   }
 
   /** Creates the wallet's USDC account again, paying its rent itself. */

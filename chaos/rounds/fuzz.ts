@@ -11,7 +11,11 @@ export async function fuzzRound(h: Harness, round: number): Promise<RoundReport>
   const runs = h.profile.fuzzRunsPerOperation;
   const report = beginRound(h, round, 'fuzz', `OpenAPI fuzz, ${runs} requests per operation (fast-check seed ${seed}) under load`);
   const player = await h.newPlayer(20);
-  const ops = (await operations(h.service.api)).filter((op) => op.path !== '/api/dev/faucet');
+  // Sign-out last, so that every other operation is fuzzed with a live token.
+  const signOut = (op: { method: string; path: string }) => op.method === 'DELETE' && op.path === '/api/wallet/session';
+  const ops = (await operations(h.service.api))
+    .filter((op) => op.path !== '/api/dev/faucet')
+    .sort((a, b) => Number(signOut(a)) - Number(signOut(b)));
   const nearMiss = nearMissOf([player.client.session.publicKey, player.wallet, player.client.session.publicKey.toLowerCase()]);
   const anyValue = anyValueOf(nearMiss);
   h.load.start();
@@ -35,6 +39,8 @@ export async function fuzzRound(h: Harness, round: number): Promise<RoundReport>
       if (problem) problems.push(`${problem}: ${where}`);
     }
   }
+  // The fuzz may have signed the player out (DELETE /api/wallet/session); the end-of-round checks read its sessions.
+  await player.client.signIn();
   report.checks.push(
     { name: 'fuzz: no 5xx', held: status5xx === 0, detail: `${status5xx} of ${sent} requests over ${ops.length} operations` },
     {

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { ERROR_CODES, ERROR_STATUS } from '../../schemas/errors.ts';
 
 export interface Operation {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body: string[];
   query: string[];
@@ -25,7 +25,7 @@ export async function operations(api: string): Promise<Operation[]> {
     for (const [method, op] of Object.entries(methods)) {
       const params = op.parameters ?? [];
       ops.push({
-        method: method.toUpperCase() as 'GET' | 'POST',
+        method: method.toUpperCase() as Operation['method'],
         path,
         body: Object.keys(op.requestBody?.content['application/json']?.schema.properties ?? {}),
         query: params.filter((p) => p.in === 'query').map((p) => p.name),
