@@ -13,9 +13,7 @@ export async function fuzzRound(h: Harness, round: number): Promise<RoundReport>
   const player = await h.newPlayer(20);
   // Sign-out last, so that every other operation is fuzzed with a live token.
   const signOut = (op: { method: string; path: string }) => op.method === 'DELETE' && op.path === '/api/wallet/session';
-  const ops = (await operations(h.service.api))
-    .filter((op) => op.path !== '/api/dev/faucet')
-    .sort((a, b) => Number(signOut(a)) - Number(signOut(b)));
+  const ops = (await operations(h.service.api)).filter((op) => op.path !== '/api/dev/faucet').sort((a, b) => Number(signOut(a)) - Number(signOut(b)));
   const nearMiss = nearMissOf([player.client.session.publicKey, player.wallet, player.client.session.publicKey.toLowerCase()]);
   const anyValue = anyValueOf(nearMiss);
   h.load.start();
