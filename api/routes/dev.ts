@@ -1,4 +1,5 @@
 // Dev faucet: registered only when the chain is the embedded localnet.
+import { isChainUnavailable } from '../../chain/rpc.ts';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { address } from '@solana/kit';
@@ -37,6 +38,8 @@ export default async function devRoutes(fastify: FastifyInstance) {
       try {
         result = await fundFromFaucet(faucet.rpc, faucet.setup, faucet.key, address(wallet), usdc, BigInt(Math.round(sol * 1e9)));
       } catch (err) {
+        // An RPC that did not answer is a 503 (retry), not the chain refusing the request.
+        if (isChainUnavailable(err)) throw err;
         request.log.warn({ err }, 'faucet: the chain refused the request');
         throw new PfwsError('INVALID_REQUEST', 'The chain refused this faucet request');
       }
