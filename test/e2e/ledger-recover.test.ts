@@ -1,0 +1,133 @@
+// Recovery when the archive lags: the receipt of the newest play is not archived yet (the archiver runs a pass behind
+// the shipper). Recovery must stop at that play — never append a log entry out of order — name what it did not
+// restore, leave the log short of the chain (so the service still refuses), and finish once the receipt is there,
+// resuming from where it stopped: the journal back with its own ids and seqs, the root the chain's, the books whole.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { Player } from '../helpers/player.ts';
+import { RecoveryArchive } from '../../analytics/recovery-archive.ts';
+import { recoveryDeps } from '../../ledger/recover-deps.ts';
+import { recoverLedger, type RecoverDeps } from '../../ledger/recover.ts';
+import { toPublicEvent } from '../../store/anchor-manifests.ts';
+
+let svc: TestService;
+let player: Player;
+
+beforeAll(async () => {
+  svc = await startTestService({ ANCHOR_MAX_DELAY_MS: '100', MANIFEST_MAX_DELAY_MS: '100' });
+  player = await new Player(svc.api, svc.rpcUrl).onboard(50);
+}, 120_000);
+
+afterAll(async () => {
+  await svc?.cleanup();
+});
+
+type Dump = Map<string, { value: Buffer; ttl: number }>;
+
+/** Every key of the ledger but BullMQ's, dumped (what a backup holds of it). */
+async function dumpLedger(): Promise<Dump> {
+  const { redis, keys } = svc.wiring;
+  const out: Dump = new Map();
+  for (const key of await redis.keys(`${keys.prefix}:*`)) {
+    if (key.startsWith(`${keys.queuePrefix()}:`)) continue;
+    const [value, ttl] = await Promise.all([redis.dumpBuffer(key), redis.pttl(key)]);
+    if (value) out.set(key, { value, ttl: Math.max(0, ttl) });
+  }
+  return out;
+}
+
+async function restoreLedger(dump: Dump): Promise<void> {
+  const { redis, keys } = svc.wiring;
+  const now = (await redis.keys(`${keys.prefix}:*`)).filter((k) => !k.startsWith(`${keys.queuePrefix()}:`));
+  const multi = redis.multi();
+  for (const key of now) if (!dump.has(key)) multi.del(key);
+  for (const [key, { value, ttl }] of dump) multi.restore(key, ttl, value, 'REPLACE');
+  await multi.exec();
+}
+
+/** Every entry anchored and filled, every journal event and receipt archived. */
+async function settledAndArchived(size: number): Promise<void> {
+  const { redis, keys } = svc.wiring;
+  await vi.waitFor(
+    async () => {
+      const [anchor, seq, shipped, progress] = await Promise.all([
+        redis.hmget(keys.anchor(), 'committedSize', 'filled'),
+        redis.get(keys.journalSeq()),
+        redis.hget(keys.heartbeat('shipper'), 'shippedSeq'),
+        redis.hmget(keys.archiveProgress(), 'settled', 'anchored'),
+      ]);
+      expect([anchor.map(Number), Number(shipped), progress.map(Number)]).toEqual([[size, size], Number(seq), [size, size]]);
+    },
+    { timeout: 90_000, interval: 200 },
+  );
+}
+
+const journal = async () => {
+  const { redis, keys } = svc.wiring;
+  return (await redis.xrange(keys.journal(), '-', '+')).map(([id, fields]) => toPublicEvent(id, fields));
+};
+
+describe('recovery against an archive that lags', () => {
+  it('stops before the play it cannot rebuild, names the rest, and finishes once the archive holds it', async () => {
+    await player.playDice({ wager: 1 });
+    await settledAndArchived(1);
+    const older = await dumpLedger();
+    await player.playDice({ wager: 2, target: 70 });
+    const last = await player.playDice({ wager: 1, target: 30 });
+    await settledAndArchived(3);
+    const status = (await player.get('/protocol/v1/player/status')).body;
+    const events = await journal();
+
+    // The service is stopped (its worker and indexer; the API takes no request), then Redis goes back.
+    await svc.worker!.stop();
+    await svc.indexer!.stop();
+    await restoreLedger(older);
+    const { wiring } = svc;
+    const deps = await recoveryDeps({
+      redis: wiring.redis,
+      keys: wiring.keys,
+      rpc: wiring.rpc,
+      setup: wiring.setup,
+      anchorKey: wiring.operator.anchor.publicKey,
+      aliasOf: (w) => wiring.aliases.of(w),
+      rngValue: (chainId, index) => wiring.rngChains.get(chainId).valueHex(index),
+      engine: await wiring.analyticsEngine!.get(),
+      limits: wiring.limits,
+      agentLimits: wiring.config.agentLimits,
+      commitment: wiring.config.INDEXER_COMMITMENT,
+    });
+    const missing = last.reveal.receiptId as string;
+    class Lagging extends RecoveryArchive {
+      override async receipts(ids: readonly string[]) {
+        const found = await super.receipts(ids);
+        found.delete(missing);
+        return found;
+      }
+    }
+    const lagging: RecoverDeps = { ...deps, archive: new Lagging(deps.archive.engine), watchMs: 1_500 };
+
+    const first = await recoverLedger(lagging);
+    expect(first.outcome).toBe('failed');
+    expect(first.chain?.entryCount).toBe(3);
+    expect(first.after.logSize).toBe(2);
+    expect(first.message).toMatch(/the rebuilt log holds 2 entries \(root [0-9a-f]{64}\), but the commit \w+ covers 3 \(root [0-9a-f]{64}\)/);
+    // It stops at the play's commit, so that a run once the receipt is archived rebuilds the play whole.
+    expect(first.notes.join('\n')).toMatch(
+      new RegExp(`stopped at journal seq \\d+ \\(bet_committed\\): play ${missing} ends in the archived journal, but the archive holds no receipt of it yet`),
+    );
+    const hash = last.commit.betPayloadHash as string;
+    expect(first.unrebuilt.map((u) => u.type)).toEqual([`bet_committed ${hash}`, `bet_settled ${missing}`]);
+    expect(first.unrebuilt[1]).toMatchObject({ player: status.alias, amounts: { wager: '1 USDC' } });
+    // The seqs the archive holds are never handed out again, restored or not.
+    expect(first.after.journalSeq).toBe(events[events.length - 1]!.seq);
+    expect(await wiring.stores.anchors.logSize()).toBe(2);
+
+    const second = await recoverLedger({ ...deps, watchMs: 1_500 });
+    expect(second.outcome, second.message).toBe('recovered');
+    expect(second.after.logSize).toBe(3);
+    expect(second.unrebuilt).toEqual([]);
+    expect(second.books.conserved, second.books.lines.join('\n')).toBe(true);
+    expect(await journal()).toEqual(events);
+    expect((await player.get('/protocol/v1/player/status')).body).toEqual(status);
+  }, 300_000);
+});
