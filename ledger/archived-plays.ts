@@ -12,6 +12,7 @@ import {
   type SeedReveal,
 } from '../protocol/receipt.ts';
 import { diceParamsOf } from '../games/dice.ts';
+import { sweeperTurnExposure } from '../protocol/sweeper.ts';
 import type { ArchivedTurn } from '../games/replay.ts';
 import type { JournalRecord } from '../store/journal-records.ts';
 import type { RestoredBet } from '../store/ledger-restore.ts';
@@ -126,7 +127,8 @@ export function restoredBetOf(t: TurnInput, wallet: string): RestoredBet {
     wager,
     stake,
     maxPayout,
-    exposureDelta: maxPayout === 0n ? 0n : maxPayout - wager,
+    // What commit_bet.lua reserved: a Dice bet its payout − stake, a choice turn its own increment (design §10).
+    exposureDelta: p.game === 'dice' ? maxPayout - wager : p.params.turn === 'choice' ? sweeperTurnExposure(wager, p.params.mode, p.params.row) : 0n,
     sessionPubkey: p.sessionPubkey,
     commitment: p.commitment,
     betNonce: p.betNonce,

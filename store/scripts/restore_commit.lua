@@ -13,7 +13,8 @@ local index = tonumber(b.rngIndex)
 if not rng_claim(KEYS[5], b.rngChainHead, index, false) then return {'err', 'rng_chain'} end
 local chainId = rng_claim(KEYS[5], b.rngChainHead, index, true)
 
-if b.stake ~= '0' then lock_stake(KEYS[1], KEYS[4], b.stake, b.exposureDelta) end
+if b.stake ~= '0' then lock_stake(KEYS[1], KEYS[4], b.stake) end
+add_exposure(KEYS[1], KEYS[4], b.exposureDelta)
 if b.source == 'mcp' and b.stake ~= '0' and num(b.agentWindowMs) > 0 then
   agent_record(KEYS[11], KEYS[12], b.committedAtMs, num(b.agentWindowMs), b.hash, b.stake)
 end

@@ -15,7 +15,7 @@ redis.call('HSET', KEYS[3], 'wallet', t.wallet, 'status', 'running', 'mode', t.m
   'exposureDelta', t.exposureDelta, 'rowsWon', '0', 'pendingTurn', '', 'createdAt', t.createdAt, 'nonce', nonce,
   'serverSeedHash', t.serverSeedHash, 'turns', '[]', 'source', t.source, 'activeAtMs', t.activeAtMs)
 redis.call('ZADD', KEYS[7], t.activeAtMs, t.ticketId)
-lock_stake(KEYS[1], KEYS[4], t.wager, t.exposureDelta)
+lock_stake(KEYS[1], KEYS[4], t.wager)
 if t.source == 'mcp' and num(t.agentWindowMs) > 0 then agent_record(KEYS[8], KEYS[9], t.activeAtMs, num(t.agentWindowMs), t.ticketId, t.wager) end
 journal(KEYS[5], KEYS[6], 'ticket_opened', t.createdAt, '')
 return {'ok'}
