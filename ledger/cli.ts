@@ -14,6 +14,7 @@ import { Aliases } from '../operator/aliases.ts';
 import { RngChains } from '../operator/rng-chains.ts';
 import { assertRedisReachable, createRedis } from '../store/redis.ts';
 import { Keys } from '../store/keys.ts';
+import { Replication } from '../store/replication.ts';
 import { defineScripts } from '../store/scripts.ts';
 import { AnchorStore } from '../store/anchor-store.ts';
 import { LedgerRestore } from '../store/ledger-restore.ts';
@@ -30,7 +31,7 @@ const USAGE = `usage: npm run ledger -- <command>
   recover   rebuild what a ledger restored from an older backup lacks, from the ClickHouse archive, up to and past
             the newest on-chain commit, then check the log's root against the chain. Stop the service first.
 
-It reads the service's environment (REDIS_URL, REDIS_PREFIX, DATA_DIR, KEYS_DIR, SOLANA_RPC_URL, CLICKHOUSE_URL, ...).
+It reads the service's environment (REDIS_URL or REDIS_SENTINELS and REDIS_SENTINEL_NAME, REDIS_PREFIX, DATA_DIR, KEYS_DIR, SOLANA_RPC_URL, CLICKHOUSE_URL, ...).
 Exit codes: 0 the log holds the chain's newest commit, 1 it does not (or the tool failed), 64 usage error.`;
 
 /** The chain objects: localnet's genesis file, or the configured mints. */
@@ -49,7 +50,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const config = loadConfig(process.env, []);
   setCryptoBackend(nodeBackend);
-  await assertRedisReachable(config.REDIS_URL);
+  await assertRedisReachable(config.redis);
   const closers: (() => Promise<unknown>)[] = [];
   try {
     const anchorKey = await loadOperatorKey(config.keysDir, 'anchor', false);
@@ -65,7 +66,7 @@ async function main(argv: readonly string[]): Promise<number> {
       rpcUrl = localnet.url;
     }
     const rpc = createRpc(rpcUrl);
-    const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
+    const redis = createRedis(config.redis, { maxRetriesPerRequest: 3 });
     closers.push(() => redis.quit());
     const keys = new Keys(config.REDIS_PREFIX);
     const engine = await openAnalyticsEngine({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.dataDir }).catch((err: unknown) => {
@@ -102,7 +103,8 @@ async function main(argv: readonly string[]): Promise<number> {
       agentLimits: config.agentLimits,
       commitment: config.INDEXER_COMMITMENT,
     });
-    const report = await recoverLedger(deps);
+    const replication = new Replication(redis, keys.replicationBarrier(), { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS });
+    const report = await recoverLedger({ ...deps, replication });
     for (const line of reportLines(report)) console.log(line);
     return report.outcome === 'failed' ? 1 : 0;
   } finally {

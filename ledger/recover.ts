@@ -31,6 +31,7 @@ import type { KeptRecord, LedgerRestore } from '../store/ledger-restore.ts';
 import type { RngStore } from '../store/rng.ts';
 import type { TicketStore } from '../store/tickets.ts';
 import type { WithdrawalStore } from '../store/withdrawals.ts';
+import type { ReplicationBarrier } from '../store/replication.ts';
 import { archivedTurn, commitAgrees, logRecordOf, receiptIdOf, restoredBetOf, turnsOf, type LogRecord, type TurnInput } from './archived-plays.ts';
 import { CHAIN_EVENT_TYPES, takeMatch } from './chain-events.ts';
 
@@ -41,7 +42,7 @@ export interface RecoverDeps {
   vaultBalance: () => Promise<bigint>;
   bets: Pick<BetStore, 'bet'>;
   tickets: Pick<TicketStore, 'get'>;
-  withdrawals: Pick<WithdrawalStore, 'get' | 'request' | 'finish'>;
+  withdrawals: Pick<WithdrawalStore, 'get' | 'request' | 'finish' | 'returnToBalance'>;
   lp: Pick<LpStore, 'job' | 'position' | 'redeemHead' | 'fixMint' | 'fixRedeem' | 'finish'>;
   manifests: Pick<ManifestStore, 'state' | 'publish'>;
   rng: Pick<RngStore, 'head'>;
@@ -61,6 +62,8 @@ export interface RecoverDeps {
   clock: () => Date;
   /** How long to watch the heartbeats for a running process. @defaultValue 2500 */
   watchMs?: number;
+  /** Sentinel (HA) mode: the rebuilt ledger must be on the replicas before it is declared whole. */
+  replication?: ReplicationBarrier;
 }
 
 /** Something of the archive the ledger does not get back, with what it was worth. */
@@ -187,6 +190,15 @@ export async function recoverLedger(d: RecoverDeps): Promise<RecoveryReport> {
     return report;
   }
   report.restored.commits = await restoreCommitRecords(d, size, rootAt, report);
+  try {
+    // A failover must not take the rebuilt tail back: the service would then start on a log behind the chain again.
+    await d.replication?.confirm();
+  } catch (err) {
+    report.message =
+      `the log holds the chain's newest commit (${chain.entryCount} entries, root ${chain.betLogRoot}), but the replicas did not confirm it: ` +
+      `${(err as Error).message}. Run recover again once the replicas are up (it finds the log whole and only waits for them).`;
+    return report;
+  }
   await d.anchors.clearForkRefusal();
   report.outcome = before.logSize >= chain.entryCount && report.restored.events === 0 ? 'whole' : 'recovered';
   report.message =
@@ -284,6 +296,8 @@ class Replay {
         return this.requestWithdrawal(e, data);
       case 'withdrawal_paid':
         return this.finishWithdrawal(e, data);
+      case 'withdrawal_returned':
+        return this.returnWithdrawal(e, data);
       case 'lp_shares_issued':
         return this.lpMint(e, data);
       case 'lp_redeem_valued':
@@ -591,10 +605,26 @@ class Replay {
     const id = str(data.id);
     const signature = str(data.signature);
     const w = id ? await this.d.withdrawals.get(id) : null;
-    if (!id || !signature || !w || w.status === 'finalized')
+    if (!id || !signature || !w || w.status === 'finalized' || w.status === 'returned')
       return this.keep([e], {}, data, w?.wallet ?? null, 'its withdrawal is not in the ledger as open: not finished again');
     const done = await this.d.withdrawals.finish(id, w.wallet, signature, e.at, [e]);
     if (!done || !(await this.expectWritten([e]))) return this.keep([e], {}, data, w.wallet, 'the payout could not be recorded again');
+    this.report.restored.withdrawals++;
+    return 1;
+  }
+
+  /** The keeper gave a withdrawal back to the balance (none of its transactions could land): given back again. */
+  async returnWithdrawal(e: JournalRecord, data: Json): Promise<number> {
+    const id = str(data.id);
+    const w = id ? await this.d.withdrawals.get(id) : null;
+    if (!id || !w || w.status === 'finalized' || w.status === 'returned' || micro(data.amount) !== w.amount) {
+      return this.keep([e], {}, data, w?.wallet ?? null, 'its withdrawal is not in the ledger as open with this amount: not returned to the balance again');
+    }
+    // The compare-and-set guards a live keeper against a racing one; here the ledger's own record is the one to move.
+    const returned = await this.d.withdrawals.returnToBalance(id, w.wallet, w.signature, str(data.reason) ?? '', e.at, [e]);
+    if (returned !== 'ok' || !(await this.expectWritten([e]))) {
+      return this.keep([e], {}, data, w.wallet, `the withdrawal could not be returned to the balance again (${returned})`);
+    }
     this.report.restored.withdrawals++;
     return 1;
   }

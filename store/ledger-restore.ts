@@ -136,8 +136,6 @@ export class LedgerRestore {
       ...t,
       wager: t.wager.toString(),
       fullPayout: t.fullPayout.toString(),
-      // A ticket reserves no exposure of its own (design §10): only its turns in flight do, through their commits.
-      exposureDelta: '0',
       activeAtMs: String(Date.parse(t.createdAt)),
       agentWindowMs: String(agentWindowMs),
     });

@@ -190,11 +190,13 @@ export class WithdrawalStore {
     expectedSignature: string | null,
     reason: string,
     at: string,
+    /** Ledger recovery only: the archived journal entry of this return, written instead of a new one. */
+    replay?: readonly JournalRecord[],
   ): Promise<'ok' | 'done' | 'stale' | 'not_found'> {
     const k = this.keys;
     const reply = (await this.scripts.returnWithdrawal(
       [k.withdrawal(id), k.player(wallet), k.house(), k.openWithdrawals(), k.walletOpenWithdrawals(wallet), k.journal(), k.journalSeq()],
-      [JSON.stringify({ expectedSignature: expectedSignature ?? '', reason, at })],
+      [JSON.stringify({ expectedSignature: expectedSignature ?? '', reason, at }), replayArg(replay)],
     )) as string[];
     return reply[0] === 'ok' ? 'ok' : (reply[1] as 'done' | 'stale' | 'not_found');
   }

@@ -1,23 +1,19 @@
 // The log never forks while the service runs either: Redis put back to an older copy under a running worker (as a
 // restore onto the live host would) and a new play settled on it. The worker must not sign that log: the commit job
 // fails as unrecoverable, anchoring halts, /ready fails naming both sizes and roots, and the chain keeps exactly one
-// commit per size.
+// commit per size. The same in Sentinel mode (a primary, its replica and three Sentinels; every write waits for the
+// replica): the older copy reaches the replica too, and the guard reads the log through the Sentinels' primary.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
 import { operatorCommitsAfter } from '../../chain/operator-history.ts';
+import { RedisHa } from '../../chaos/redis-ha.ts';
 
 let svc: TestService;
 let player: Player;
-
-beforeAll(async () => {
-  svc = await startTestService({ ANCHOR_MAX_DELAY_MS: '100', MANIFEST_MAX_DELAY_MS: '100' });
-  player = await new Player(svc.api, svc.rpcUrl).onboard(50);
-}, 120_000);
-
-afterAll(async () => {
-  await svc?.cleanup();
-});
 
 const committedSize = async () => Number(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'committedSize'));
 
@@ -42,7 +38,30 @@ async function restoreLedger(dump: Map<string, { value: Buffer; ttl: number }>):
   await multi.exec();
 }
 
-describe('Redis going back under a running worker', () => {
+describe.each(['single node', 'Sentinel'] as const)('Redis going back under a running worker (%s)', (mode) => {
+  let ha: RedisHa | null = null;
+  let dir: string | null = null;
+
+  beforeAll(async () => {
+    const env: Record<string, string> = { ANCHOR_MAX_DELAY_MS: '100', MANIFEST_MAX_DELAY_MS: '100' };
+    if (mode === 'Sentinel') {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-fork-ha-'));
+      ha = new RedisHa({ dir, name: 'pfws-fork', downAfterMs: 5_000, maxLagS: 10, appendfsync: 'everysec' });
+      await ha.start();
+      // Only the Sentinels lead to the primary: REDIS_URL's host names nothing.
+      Object.assign(env, { REDIS_URL: 'redis://127.0.0.1:1/0', REDIS_SENTINELS: ha.sentinelList, REDIS_SENTINEL_NAME: 'pfws-fork' });
+    }
+    svc = await startTestService(env);
+    if (mode === 'Sentinel') expect(svc.config.REDIS_WAIT_REPLICAS).toBe(1);
+    player = await new Player(svc.api, svc.rpcUrl).onboard(50);
+  }, 120_000);
+
+  afterAll(async () => {
+    await svc?.cleanup();
+    await ha?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('is never signed: anchoring halts, readiness fails, one commit per size on-chain', async () => {
     await player.playDice({ wager: 1 });
     await vi.waitFor(async () => expect(await committedSize()).toBe(1), { timeout: 60_000, interval: 100 });

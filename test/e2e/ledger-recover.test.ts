@@ -2,7 +2,14 @@
 // the shipper). Recovery must stop at that play — never append a log entry out of order — name what it did not
 // restore, leave the log short of the chain (so the service still refuses), and finish once the receipt is there,
 // resuming from where it stopped: the journal back with its own ids and seqs, the root the chain's, the books whole.
+// The tail also holds a withdrawal the keeper gave back to the balance (the wallet closed its USDC account first).
+import { address } from '@solana/kit';
+import { getBurnCheckedInstruction, getCloseAccountInstruction } from '@solana-program/token';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ataOf } from '../../chain/genesis.ts';
+import { sendAndConfirm } from '../../chain/send.ts';
+import { createQueueRedis } from '../../store/redis.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player } from '../helpers/player.ts';
 import { RecoveryArchive } from '../../analytics/recovery-archive.ts';
@@ -62,6 +69,39 @@ async function settledAndArchived(size: number): Promise<void> {
   );
 }
 
+/** A withdrawal the keeper returns: asked while the keeper is paused, then the wallet closes its (empty) USDC account. */
+async function returnedWithdrawal(p: Player, amount: number): Promise<string> {
+  const queue = new Queue('keeper', { connection: createQueueRedis(svc.config.redis), prefix: svc.wiring.keys.queuePrefix() });
+  await queue.pause();
+  let id: string;
+  try {
+    await vi.waitFor(async () => expect(await queue.getActiveCount()).toBe(0), { timeout: 20_000, interval: 50 });
+    const res = await fetch(`${svc.api}/protocol/v1/player/withdraw`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${p.token}`, 'idempotency-key': 'returned' },
+      body: JSON.stringify({ amount }),
+    });
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    id = body.withdrawal.id;
+    const mint = svc.wiring.setup.usdcMint;
+    const ata = await ataOf(address(p.address), mint);
+    const held = BigInt((await svc.wiring.rpc.getTokenAccountBalance(ata).send()).value.amount);
+    await sendAndConfirm(svc.wiring.rpc, p.signer, [
+      ...(held > 0n ? [getBurnCheckedInstruction({ account: ata, mint, authority: p.signer, amount: held, decimals: 6 })] : []),
+      getCloseAccountInstruction({ account: ata, destination: p.signer.address, owner: p.signer }),
+    ]);
+  } finally {
+    await queue.resume();
+    await queue.close();
+  }
+  await vi.waitFor(
+    async () => expect((await p.get('/protocol/v1/player/status')).body.withdrawals.find((w: { id: string }) => w.id === id)?.status).toBe('returned'),
+    { timeout: 30_000, interval: 100 },
+  );
+  return id;
+}
+
 const journal = async () => {
   const { redis, keys } = svc.wiring;
   return (await redis.xrange(keys.journal(), '-', '+')).map(([id, fields]) => toPublicEvent(id, fields));
@@ -73,6 +113,7 @@ describe('recovery against an archive that lags', () => {
     await settledAndArchived(1);
     const older = await dumpLedger();
     await player.playDice({ wager: 2, target: 70 });
+    await returnedWithdrawal(player, 3);
     const last = await player.playDice({ wager: 1, target: 30 });
     await settledAndArchived(3);
     const status = (await player.get('/protocol/v1/player/status')).body;
@@ -121,6 +162,8 @@ describe('recovery against an archive that lags', () => {
     // The seqs the archive holds are never handed out again, restored or not.
     expect(first.after.journalSeq).toBe(events[events.length - 1]!.seq);
     expect(await wiring.stores.anchors.logSize()).toBe(2);
+    // The withdrawal's request and its return, before the play it stopped at, were rebuilt.
+    expect(first.restored.withdrawals).toBe(2);
 
     const second = await recoverLedger({ ...deps, watchMs: 1_500 });
     expect(second.outcome, second.message).toBe('recovered');

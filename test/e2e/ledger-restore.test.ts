@@ -118,7 +118,7 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     // After the snapshot: a Dice play, a Sweeper ticket and LP shares minted; a new player with a deposit and a play, a
     // paid withdrawal.
     await a.playDice({ wager: 1, target: 30 });
-    await playTicket(a);
+    const ticketId = await playTicket(a);
     const lpTx = await a.post('/protocol/v1/house/lp-deposit-transaction', { amount: 5 });
     expect(lpTx.status).toBe(200);
     await a.signAndSend(lpTx.body.transaction);
@@ -137,9 +137,20 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     const books = { a: (await a.get('/protocol/v1/player/status')).body, b: (await b.get('/protocol/v1/player/status')).body };
     const position = (await a.get('/house/position')).body;
     const house = (await a.get('/house')).body.house;
+    const micro = (n: number) => BigInt(Math.round(n * 1e6));
 
     svc.child.kill('SIGTERM');
     await exitOf(svc, 60_000);
+    // The ledger as it was lost, field by field: recovery must give back exactly this, less the unrebuilt bet.
+    const ledgerOf = async () => ({
+      house: await c.hgetall(keys.house()),
+      a: await c.hgetall(keys.player(a.address)),
+      b: await c.hgetall(keys.player(b.address)),
+      ticket: await c.hgetall(keys.ticket(ticketId)),
+    });
+    const lost = await ledgerOf();
+    const unrevealedExposure = BigInt((await c.hget(keys.bet(unrevealed.res.body.betPayloadHash), 'exposureDelta')) ?? '');
+    expect(unrevealedExposure).toBeGreaterThan(0n);
     await redis.restore('two-anchored.rdb');
     expect(await c.llen(keys.betLog())).toBe(2);
 
@@ -173,6 +184,21 @@ describe('a ledger restored from a snapshot older than the chain', () => {
     expect(report).toMatch(
       new RegExp(`seq \\d+ bet_committed ${hash} \\(player p_\\w+, wallet ${b.address}\\): wager 1 USDC: no settlement of this bet is archived`),
     );
+    // Balances, stakes, banked, exposure and the house's books equal the lost ledger's, but for the unrebuilt bet:
+    // its stake is back in the balance and its exposure is not reserved.
+    const plus = (fields: Record<string, string>, deltas: Record<string, bigint>) =>
+      Object.fromEntries(Object.entries(fields).map(([f, v]) => [f, f in deltas ? (BigInt(v) + deltas[f]!).toString() : v]));
+    const stakeBack = { balance: 1_000_000n, staked: -1_000_000n, exposure: -unrevealedExposure };
+    expect(await ledgerOf()).toEqual({
+      house: plus(lost.house, { balances: 1_000_000n, staked: -1_000_000n, exposure: -unrevealedExposure }),
+      a: lost.a,
+      b: plus(lost.b, stakeBack),
+      ticket: lost.ticket,
+    });
+    const owed = ['balances', 'staked', 'banked', 'pendingWithdrawals', 'unattributed', 'lpPending', 'lpPayable'];
+    const rebuilt = await c.hgetall(keys.house());
+    const nav = BigInt(rebuilt.vault ?? '0') - owed.reduce((sum, f) => sum + BigInt(rebuilt[f] ?? '0'), 0n);
+    expect(nav).toBe(micro(house.totalValue));
 
     svc = procs.start(env);
     await waitForLog(svc, /pfws started/);
@@ -186,8 +212,7 @@ describe('a ledger restored from a snapshot older than the chain', () => {
       stakedInPlay: 0,
       exposure: 0,
     });
-    // The house's results and LP principal are whole; the unrebuilt bet's stake and open exposure are not held any more.
-    const micro = (n: number) => BigInt(Math.round(n * 1e6));
+    // The house's results, LP principal and NAV (vault − owed) are whole; the unrebuilt bet's open exposure is not held any more.
     const { baseBankroll, gameNet, volume } = house;
     expect((await a.get('/house')).body.house).toMatchObject({
       baseBankroll,
@@ -196,7 +221,7 @@ describe('a ledger restored from a snapshot older than the chain', () => {
       totalStaked: house.totalStaked,
       activeReserve: 0,
       openExposure: 0,
-      totalValue: Number(formatMicro(micro(house.totalValue) + micro(house.openExposure))),
+      totalValue: house.totalValue,
     });
     await a.playDice({ wager: 1 });
     expect(await anchored()).toBe(6);
