@@ -172,5 +172,21 @@ describe('recovery against an archive that lags', () => {
     expect(second.books.conserved, second.books.lines.join('\n')).toBe(true);
     expect(await journal()).toEqual(events);
     expect((await player.get('/protocol/v1/player/status')).body).toEqual(status);
+
+    // Sentinel mode: the rebuilt ledger is declared whole only once the replicas confirm it.
+    const lost = await recoverLedger({
+      ...deps,
+      watchMs: 1_500,
+      replication: {
+        confirm: async () => {
+          throw new Error('0 of 1 replicas acknowledged');
+        },
+      },
+    });
+    expect(lost.outcome).toBe('failed');
+    expect(lost.message).toMatch(/the log holds the chain's newest commit \(3 entries, root [0-9a-f]{64}\), but the replicas did not confirm it: 0 of 1/);
+    let confirmed = 0;
+    const whole = await recoverLedger({ ...deps, watchMs: 1_500, replication: { confirm: async () => void confirmed++ } });
+    expect([whole.outcome, confirmed]).toEqual(['whole', 1]);
   }, 300_000);
 });
