@@ -233,7 +233,11 @@ function unrebuiltOf(e: JournalRecord, data: Json, wallet: string | null, why: s
 
 /** The archived tail, event by event, through the ledger's own scripts. */
 class Replay {
-  readonly acks = new Map<string, Ack>();
+  /**
+   * The acks the games settle with: every turn the archived receipts hold, a ticket's turns settled before the backup
+   * included (its end signs them all again into its receipt).
+   */
+  readonly acks: Map<string, Ack>;
   readonly replayer: TurnReplayer;
 
   private constructor(
@@ -247,6 +251,7 @@ class Replay {
     /** Receipts of the plays that end within the archived journal. */
     readonly ended: ReadonlySet<string>,
   ) {
+    this.acks = new Map([...turns].map(([hash, t]) => [hash, t.ack]));
     this.replayer = d.replayer(this.acks);
   }
 
@@ -269,9 +274,11 @@ class Replay {
         this.report.restored.events += consumed;
         i += consumed;
       } catch (err) {
-        if (!(err instanceof Stop)) throw err;
+        // Anything else that fails (a game, a script, Redis) stops the replay the same way: the report still names
+        // what was and was not restored, and a run again resumes at this event.
         const e = this.events[i]!;
-        this.report.notes.push(`stopped at journal seq ${e.seq} (${e.type}): ${err.message}`);
+        const why = err instanceof Stop ? err.message : `${(err as Error).message ?? String(err)} (unexpected)`;
+        this.report.notes.push(`stopped at journal seq ${e.seq} (${e.type}): ${why}`);
         return i;
       }
     }
@@ -690,7 +697,9 @@ async function books(d: RecoverDeps, unmatched: readonly ChainItem[]): Promise<R
   let balances = 0n;
   let staked = 0n;
   let pendingWithdrawals = 0n;
-  for (const w of await d.restore.wallets()) {
+  const wallets = await d.restore.wallets();
+  const banked = await d.restore.bankedOnRunningTickets(wallets);
+  for (const w of wallets) {
     const p = await d.ledger.player(w);
     balances += p.balance;
     staked += p.staked;
@@ -704,6 +713,7 @@ async function books(d: RecoverDeps, unmatched: readonly ChainItem[]): Promise<R
     ['player balances', house.balances, balances, 'the house total against the sum over every wallet'],
     ['stakes in play', house.staked, staked, 'the house total against the sum over every wallet'],
     ['pending withdrawals', house.pendingWithdrawals, pendingWithdrawals, 'the house total against the sum over every wallet'],
+    ['banked on running tickets', house.banked, banked, "the house total against the sum over every wallet's running ticket"],
     [
       'vault',
       house.vault + inflows,

@@ -92,6 +92,18 @@ export class LedgerRestore {
     return this.redis.smembers(this.keys.wallets());
   }
 
+  /** What the wallets' running Sweeper tickets have banked above their stakes (the house's `banked`, summed over them). */
+  async bankedOnRunningTickets(wallets: readonly string[]): Promise<bigint> {
+    let banked = 0n;
+    for (const wallet of wallets) {
+      const ticketId = await this.redis.get(this.keys.activeTicket(wallet));
+      if (!ticketId) continue;
+      const [status, amount] = await this.redis.hmget(this.keys.ticket(ticketId), 'status', 'banked');
+      if (status === 'running') banked += BigInt(amount ?? '0');
+    }
+    return banked;
+  }
+
   /** The commit writes of a bet the archive shows committed after the backup, and its bet_committed entry. */
   async restoreCommit(bet: RestoredBet, entry: JournalRecord, agentWindowMs: number): Promise<RestoreResult> {
     const k = this.keys;

@@ -2,7 +2,8 @@
 // the shipper). Recovery must stop at that play — never append a log entry out of order — name what it did not
 // restore, leave the log short of the chain (so the service still refuses), and finish once the receipt is there,
 // resuming from where it stopped: the journal back with its own ids and seqs, the root the chain's, the books whole.
-// The tail also holds a withdrawal the keeper gave back to the balance (the wallet closed its USDC account first).
+// The tail also holds a withdrawal the keeper gave back to the balance (the wallet closed its USDC account first), and
+// the end of a Sweeper ticket whose first turn was settled before the backup (its receipt signs every turn again).
 import { address } from '@solana/kit';
 import { getBurnCheckedInstruction, getCloseAccountInstruction } from '@solana-program/token';
 import { Queue } from 'bullmq';
@@ -102,6 +103,30 @@ async function returnedWithdrawal(p: Player, amount: number): Promise<string> {
   return id;
 }
 
+/** A turn of a ticket: prepared, committed, revealed. */
+async function sweeperTurn(p: Player, prepared: { clientSeedRaw: string; res: { status: number; body: any } }): Promise<any> {
+  expect(prepared.res.status).toBe(200);
+  const c = await p.commitSweeper(prepared.res.body);
+  expect(c.status).toBe(200);
+  const r = await p.revealSweeper(prepared.res.body.betPayloadHash, prepared.clientSeedRaw, c.body.ack.revealMessage);
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+/** An easy ticket left running after one row won (a ticket whose first choice lost ends, and another opens). */
+async function ticketWithARowWon(p: Player): Promise<string> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const opened = await p.openTicket('easy', 1);
+    expect(opened.status).toBe(200);
+    const ticketId = opened.body.ticket.id as string;
+    const turn = await sweeperTurn(p, await p.prepareChoice(ticketId, 0, 0));
+    if (turn.ticket.status === 'running') return ticketId;
+  }
+  throw new Error('no easy ticket survived its first row in 10 tries');
+}
+
+const logSize = () => svc.wiring.stores.anchors.logSize();
+
 const journal = async () => {
   const { redis, keys } = svc.wiring;
   return (await redis.xrange(keys.journal(), '-', '+')).map(([id, fields]) => toPublicEvent(id, fields));
@@ -110,12 +135,15 @@ const journal = async () => {
 describe('recovery against an archive that lags', () => {
   it('stops before the play it cannot rebuild, names the rest, and finishes once the archive holds it', async () => {
     await player.playDice({ wager: 1 });
-    await settledAndArchived(1);
+    const ticketId = await ticketWithARowWon(player);
+    const base = await logSize();
+    await settledAndArchived(base);
     const older = await dumpLedger();
+    expect((await sweeperTurn(player, await player.prepareCashout(ticketId))).ticket.status).not.toBe('running');
     await player.playDice({ wager: 2, target: 70 });
     await returnedWithdrawal(player, 3);
     const last = await player.playDice({ wager: 1, target: 30 });
-    await settledAndArchived(3);
+    await settledAndArchived(base + 3);
     const status = (await player.get('/protocol/v1/player/status')).body;
     const events = await journal();
 
@@ -149,9 +177,11 @@ describe('recovery against an archive that lags', () => {
 
     const first = await recoverLedger(lagging);
     expect(first.outcome).toBe('failed');
-    expect(first.chain?.entryCount).toBe(3);
-    expect(first.after.logSize).toBe(2);
-    expect(first.message).toMatch(/the rebuilt log holds 2 entries \(root [0-9a-f]{64}\), but the commit \w+ covers 3 \(root [0-9a-f]{64}\)/);
+    expect(first.chain?.entryCount).toBe(base + 3);
+    expect(first.after.logSize).toBe(base + 2);
+    expect(first.message).toMatch(
+      new RegExp(`the rebuilt log holds ${base + 2} entries \\(root [0-9a-f]{64}\\), but the commit \\w+ covers ${base + 3} \\(root [0-9a-f]{64}\\)`),
+    );
     // It stops at the play's commit, so that a run once the receipt is archived rebuilds the play whole.
     expect(first.notes.join('\n')).toMatch(
       new RegExp(`stopped at journal seq \\d+ \\(bet_committed\\): play ${missing} ends in the archived journal, but the archive holds no receipt of it yet`),
@@ -161,13 +191,15 @@ describe('recovery against an archive that lags', () => {
     expect(first.unrebuilt[1]).toMatchObject({ player: status.alias, amounts: { wager: '1 USDC' } });
     // The seqs the archive holds are never handed out again, restored or not.
     expect(first.after.journalSeq).toBe(events[events.length - 1]!.seq);
-    expect(await wiring.stores.anchors.logSize()).toBe(2);
+    expect(await logSize()).toBe(base + 2);
+    // The ticket and the Dice play before the withdrawal were settled again.
+    expect(first.restored.plays).toBe(2);
     // The withdrawal's request and its return, before the play it stopped at, were rebuilt.
     expect(first.restored.withdrawals).toBe(2);
 
     const second = await recoverLedger({ ...deps, watchMs: 1_500 });
     expect(second.outcome, second.message).toBe('recovered');
-    expect(second.after.logSize).toBe(3);
+    expect(second.after.logSize).toBe(base + 3);
     expect(second.unrebuilt).toEqual([]);
     expect(second.books.conserved, second.books.lines.join('\n')).toBe(true);
     expect(await journal()).toEqual(events);
@@ -184,7 +216,7 @@ describe('recovery against an archive that lags', () => {
       },
     });
     expect(lost.outcome).toBe('failed');
-    expect(lost.message).toMatch(/the log holds the chain's newest commit \(3 entries, root [0-9a-f]{64}\), but the replicas did not confirm it: 0 of 1/);
+    expect(lost.message).toMatch(/the log holds the chain's newest commit \(\d+ entries, root [0-9a-f]{64}\), but the replicas did not confirm it: 0 of 1/);
     let confirmed = 0;
     const whole = await recoverLedger({ ...deps, watchMs: 1_500, replication: { confirm: async () => void confirmed++ } });
     expect([whole.outcome, confirmed]).toEqual(['whole', 1]);
