@@ -47,7 +47,17 @@ import { TopUps } from './payments/top-up.ts';
 import { HeartbeatStore } from './store/heartbeats.ts';
 import { QueueDepths } from './store/queue-depths.ts';
 import { createProcessMetrics, processScrape, type ProcessMetrics } from './config/metrics.ts';
-import { clickhouseCheck, feePayerCheck, heartbeatCheck, notConfigured, ReadinessChecks, redisCheck, rpcCheck } from './api/readiness.ts';
+import {
+  anchorCheck,
+  clickhouseCheck,
+  feePayerCheck,
+  heartbeatCheck,
+  journalCheck,
+  notConfigured,
+  ReadinessChecks,
+  redisCheck,
+  rpcCheck,
+} from './api/readiness.ts';
 import { createServiceMetrics } from './api/service-metrics.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
@@ -495,7 +505,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         : notConfigured(
             config.X402_FACILITATOR_URL ? 'x402 fees are paid by the remote facilitator (X402_FACILITATOR_URL)' : 'no x402 fee payer key on this host',
           ),
-    );
+    )
+    .add('anchor', anchorCheck(stores.anchors))
+    .add('journal', journalCheck(stores.heartbeats));
 
   return {
     config,

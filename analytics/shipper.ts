@@ -13,6 +13,9 @@
  * - While ClickHouse is down, it retries with backoff and the events wait in the stream; only events
  *   below the checkpoint may be trimmed ({@link JournalShipper.trim}).
  * - On first start against an empty ClickHouse it ships the whole stream.
+ * - The journal's seq never goes backwards for analytics (design §13): when the ledger hands out seqs ClickHouse
+ *   already holds (a ledger restored from an older backup), shipping stops with a {@link JournalRewoundError} —
+ *   nothing is dropped or doubled — and looks again every `retry.maxMs` until the ledger is recovered.
  * @module
  */
 import type { Logger } from 'pino';
@@ -21,6 +24,7 @@ import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from '.
 import { compactAggregates, pruneTopWagers, reconcile } from './reconcile.ts';
 import { sql } from './sql.ts';
 import type { BlockingStreamReader, JournalStream, StreamEntry } from '../store/analytics.ts';
+import { RECOVER_COMMAND } from '../transparency/log-guard.ts';
 
 export interface ShipperDeps {
   /** The journal stream in Redis. */
@@ -68,6 +72,18 @@ export interface Checkpoint {
 
 type Entry = StreamEntry;
 
+/** The ledger's journal went back behind what ClickHouse holds: its next events would reuse shipped seqs. */
+export class JournalRewoundError extends Error {
+  override readonly name = 'JournalRewoundError';
+}
+
+const rewound = (what: string, cp: Checkpoint) =>
+  new JournalRewoundError(
+    `${what}, but ClickHouse already holds the journal up to seq ${cp.seq} (event ${cp.id}): the ledger went back (restored from an older backup?) ` +
+      'and hands out those seqs again. Shipping stopped, so no play is dropped or doubled in analytics. ' +
+      `Stop the service and run \`${RECOVER_COMMAND}\`, which restores the archived tail with its own seqs.`,
+  );
+
 export class JournalShipper {
   private readonly deps: Required<Omit<ShipperDeps, 'retry' | 'onShipped'>> & Pick<ShipperDeps, 'onShipped'> & { retry: { minMs: number; maxMs: number } };
   private checkpointValue: Checkpoint | null = null;
@@ -81,6 +97,7 @@ export class JournalShipper {
   private waiters: { seq: number; resolve: () => void }[] = [];
   private prunedDay = -1;
   private compactedAt = performance.now();
+  private stoppedBy: JournalRewoundError | null = null;
 
   constructor(deps: ShipperDeps) {
     this.deps = {
@@ -97,6 +114,11 @@ export class JournalShipper {
   /** The newest shipped event, or null before the first (or before the checkpoint was read). */
   get checkpoint(): Checkpoint | null {
     return this.checkpointValue;
+  }
+
+  /** Why shipping stopped (the ledger reuses seqs ClickHouse holds), or null while it ships. */
+  get stopped(): string | null {
+    return this.stoppedBy?.message ?? null;
   }
 
   /** Starts shipping in the background until {@link stop}; failures are retried, never thrown. */
@@ -166,10 +188,20 @@ export class JournalShipper {
     await engine.settle();
     const report = await reconcile(engine);
     if (report.playsRepaired || report.rebuilt.length) logger.warn({ report }, 'analytics: repaired derived tables after an interrupted insert');
-    this.checkpointValue = await this.readCheckpoint();
+    const checkpoint = await this.readCheckpoint();
+    const seq = await this.deps.stream.lastSeq();
+    if (checkpoint && seq < checkpoint.seq) throw this.halt(rewound(`the ledger's journal is at seq ${seq}`, checkpoint));
+    this.stoppedBy = null;
+    this.checkpointValue = checkpoint;
     this.cursor = this.checkpointValue?.id ?? '0-0';
     this.recovered = true;
     this.release();
+  }
+
+  private halt(err: JournalRewoundError): JournalRewoundError {
+    this.stoppedBy = err;
+    this.recovered = false;
+    return err;
   }
 
   /** The newest event in `journal_events`, or null when it is empty. */
@@ -207,6 +239,12 @@ export class JournalShipper {
       } catch (err) {
         if (this.stopping) break;
         this.recovered = false;
+        if (err instanceof JournalRewoundError) {
+          if (!failing) logger.error({ err }, 'analytics: shipping stopped: the ledger reuses journal seqs ClickHouse holds');
+          failing = true;
+          await this.sleep(retry.maxMs);
+          continue;
+        }
         if (!failing) logger.error({ err }, 'analytics: shipping failed; events wait in the stream, retrying');
         failing = true;
         await this.sleep(delay);
@@ -220,16 +258,14 @@ export class JournalShipper {
   }
 
   private async shipEntries(entries: Entry[]): Promise<number> {
-    const after = this.checkpointValue?.seq ?? 0;
+    const cp = this.checkpointValue;
     const rows: JournalRow[] = [];
-    let stale = 0;
     for (const [id, fields] of entries) {
       const row = journalRowOf(id, fields);
       if (!row) this.deps.logger.warn({ id }, 'analytics: journal entry without a seq is not shipped');
-      else if (row.seq <= after) stale++;
+      else if (cp && row.seq <= cp.seq) throw this.halt(rewound(`journal entry ${id} has seq ${row.seq}`, cp));
       else rows.push(row);
     }
-    if (stale > 0) this.deps.logger.warn({ stale, after }, 'analytics: journal entries at or below the checkpoint skipped (was the stream reset?)');
     await insertJournalBatch(this.deps.engine, rows);
     const last = rows[rows.length - 1];
     if (last) this.checkpointValue = { seq: last.seq, id: last.id };

@@ -106,8 +106,14 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       problem('archiving receipts and manifests failed', err);
     }
     const checkpoint = shipper.checkpoint;
+    // `stopped` is always written, so a stop that ended does not linger in the record.
     await deps.heartbeats
-      .beat('shipper', passMs, { ...(checkpoint ? { shippedSeq: checkpoint.seq } : {}), engine: engine.kind }, deps.clock().getTime())
+      .beat(
+        'shipper',
+        passMs,
+        { ...(checkpoint ? { shippedSeq: checkpoint.seq } : {}), engine: engine.kind, stopped: shipper.stopped ?? '' },
+        deps.clock().getTime(),
+      )
       .catch((err) => problem('shipper heartbeat failed', err));
   };
 

@@ -2,13 +2,16 @@
  * BullMQ wiring of the anchor and manifest processors. A light scheduler enqueues a job when a batch is
  * due (by count or by age); jobs deduplicate on the size they extend, queues run one job at a time
  * across all workers, transient failures retry with capped backoff, and an entry that can never be
- * anchored fails the job as unrecoverable and halts anchoring until an operator looks.
+ * anchored fails the job as unrecoverable and halts anchoring until an operator looks. A log that no
+ * longer holds the chain's newest commit refuses the start, or halts anchoring the same way (and
+ * readiness fails) when it goes back under a running worker.
  * @module
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { queueConnections, type RedisAddress } from '../store/redis.ts';
 import { InvalidEntryError } from '../store/anchor-tree.ts';
+import { LedgerForkError } from '../transparency/log-guard.ts';
 import { Anchorer, type AnchorerDeps, type AnchorerOptions } from './anchor.ts';
 import { ManifestBuilder, type ManifestDeps, type ManifestHooks } from './manifests.ts';
 import { startPollLoop } from './poll-loop.ts';
@@ -62,6 +65,14 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
   const anchorer = new Anchorer(deps.anchorer, options.anchorer);
   const manifests = new ManifestBuilder(deps.manifests, options.manifestHooks);
   const anchors = anchorer.store;
+  try {
+    await anchorer.checkChain();
+  } catch (err) {
+    // Recorded in the ledger too, so API processes elsewhere report it on /ready until the log is whole again.
+    if (err instanceof LedgerForkError) await anchors.refuseFork(err.message);
+    throw err;
+  }
+  await anchors.clearForkRefusal();
   const connections = queueConnections(deps.redis);
   const connection = connections.connection;
   const prefix = deps.queuePrefix;
@@ -91,6 +102,11 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
         await anchorer.store.setLastError(null);
         return size;
       } catch (err) {
+        if (err instanceof LedgerForkError) {
+          await anchors.refuseFork(err.message);
+          log.error({ err, jobId: job.id }, 'anchor: the bet log no longer holds the newest on-chain commit; anchoring halted, nothing signed');
+          throw new UnrecoverableError(err.message);
+        }
         if (err instanceof InvalidEntryError) {
           await anchors.halt(err.message);
           log.error({ err, jobId: job.id }, 'anchor: an entry can never be anchored; anchoring halted');

@@ -7,11 +7,17 @@
  * anything is re-sent, and re-signed with the same memo only once its blockhash has expired. Receipts
  * are filled only after confirmation, in batches that move a durable cursor. So a restart at any point
  * neither skips an entry nor commits one twice, and no receipt names a root that is not on-chain.
+ *
+ * Never a fork (design §13): at start the newest commit of the anchor key is read from the chain (a bounded scan),
+ * and before every commit the log must still hold it — and every commit this worker made since — as a prefix.
  * @module
  */
 import { address, signature as toSignature, type Signature } from '@solana/kit';
 import type { Logger } from 'pino';
 import type { SolanaRpc } from '../chain/rpc.ts';
+import { newestOperatorCommit } from '../chain/operator-history.ts';
+import { StartupError } from '../config/startup.ts';
+import { assertLogExtends, LedgerForkError, type TrustedCommit } from '../transparency/log-guard.ts';
 import { memoInstruction } from '../chain/memo.ts';
 import { confirmSignature, sendWire, signInstructions } from '../chain/send.ts';
 import type { ExplorerLinks } from '../protocol/explorer.ts';
@@ -75,6 +81,8 @@ export class Anchorer {
   readonly hooks: AnchorHooks;
   readonly #fillBatch: number;
   #tree: BetLogTree | null = null;
+  /** The newest commit known to be on-chain: read at start, then each one this worker lands. */
+  #trusted: TrustedCommit | null = null;
 
   constructor(
     readonly deps: AnchorerDeps,
@@ -95,6 +103,55 @@ export class Anchorer {
     return this.#tree;
   }
 
+  /** The commit this worker holds the log to. */
+  get trusted(): TrustedCommit | null {
+    return this.#trusted;
+  }
+
+  /**
+   * At start: reads the anchor key's newest commit from the chain and checks that the log holds it.
+   * @throws {LedgerForkError} when it does not (a ledger behind the chain)
+   * @throws {StartupError} when the chain cannot be read
+   */
+  async checkChain(): Promise<void> {
+    const { rpc, anchorKey } = this.deps;
+    let newest: Awaited<ReturnType<typeof newestOperatorCommit>>;
+    try {
+      newest = await newestOperatorCommit(rpc, anchorKey.publicKey);
+    } catch (err) {
+      throw new StartupError(
+        `cannot read the anchor key's commits from the chain to check the bet log against them (${(err as Error).message}); check the RPC`,
+      );
+    }
+    if (newest) this.#trusted = { entryCount: newest.entryCount, betLogRoot: newest.betLogRoot, signature: newest.signature };
+    else {
+      // Older than the bounded scan reaches: the ledger's own newest record is the best evidence left.
+      const recorded = await this.store.latestCommit();
+      this.#trusted = recorded ? { entryCount: recorded.entryCount, betLogRoot: recorded.betLogRoot, signature: recorded.signature } : null;
+    }
+    await this.assertLogWhole();
+  }
+
+  /**
+   * The log must hold the trusted commit as a prefix, by the worker's own tree and by the nodes in Redis.
+   * @throws {LedgerForkError} when it does not
+   */
+  async assertLogWhole(): Promise<void> {
+    // A tree ahead of the one persisted means Redis went back under this worker: read it again from Redis.
+    if (this.#tree && this.#tree.size > (await this.store.treeSize())) this.#tree = null;
+    await assertLogExtends(
+      {
+        size: () => this.store.logSize(),
+        roots: async (size) => {
+          const tree = await this.#treeAt(size);
+          return [toHex(tree.log.root(size)), await this.store.treeRoot(size)];
+        },
+      },
+      this.#trusted,
+      this.deps.anchorKey.publicKey,
+    );
+  }
+
   /**
    * One pass: finishes a pending commit, fills receipts, then commits what the log holds beyond the
    * committed size (at most ANCHOR_MAX_ENTRIES entries).
@@ -102,6 +159,7 @@ export class Anchorer {
    * @throws {InvalidEntryError} when a log entry can never be anchored
    */
   async run(): Promise<number> {
+    await this.assertLogWhole();
     const pending = await this.store.pending();
     if (pending) await this.#complete(pending);
     await this.fill();
@@ -117,6 +175,11 @@ export class Anchorer {
     const from = snap.committedSize;
     const entryCount = snap.entryCount;
     if (entryCount <= from) return false;
+    const trusted = this.#trusted;
+    if (trusted && from < trusted.entryCount) {
+      // The ledger records fewer commits than this worker knows are on-chain: it went back under the worker.
+      throw new LedgerForkError({ anchorKey: deps.anchorKey.publicKey, ledgerSize: from, ledgerRoot: await this.store.treeRoot(from), chain: trusted });
+    }
     const tree = await this.#treeAt(entryCount);
     await this.#checkReceipts(from, entryCount);
     if (!snap.rngHead || snap.rngChainId === null) throw new Error('no RNG chain is committed yet');
@@ -217,6 +280,9 @@ export class Anchorer {
     };
     if (await this.store.finalize(record)) {
       this.#log.info({ entryCount: record.entryCount, signature }, 'anchor: bet log committed on-chain');
+    }
+    if (!this.#trusted || record.entryCount >= this.#trusted.entryCount) {
+      this.#trusted = { entryCount: record.entryCount, betLogRoot: record.betLogRoot, signature };
     }
   }
 

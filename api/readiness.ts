@@ -9,6 +9,7 @@ import type { SolanaRpc } from '../chain/rpc.ts';
 import type { HeartbeatRole, HeartbeatStore } from '../store/heartbeats.ts';
 import type { AnalyticsReader } from '../analytics/reader.ts';
 import type { FeePayerWatch } from '../payments/fee-payer.ts';
+import type { AnchorStore } from '../store/anchor-store.ts';
 
 export interface CheckResult {
   status: 'ok' | 'failing' | 'degraded' | 'not_configured';
@@ -152,4 +153,26 @@ export const feePayerCheck =
     } catch (err) {
       return { status: 'degraded', latencyMs: since(started), reason: `the x402 fee payer's balance cannot be read (${reasonOf(err)})` };
     }
+  };
+
+/**
+ * The bet log holds the newest on-chain commit (design §13): failing while the anchor refuses to sign on a log that
+ * went back behind the chain (a ledger restored from an older backup), with the sizes, roots and the way out.
+ */
+export const anchorCheck =
+  (anchors: Pick<AnchorStore, 'forkRefusal'>): Check =>
+  async () => {
+    const refusal = await anchors.forkRefusal();
+    return refusal ? { status: 'failing', reason: refusal } : { status: 'ok' };
+  };
+
+/**
+ * The journal's sequence never goes backwards for analytics (design §13): failing while the shipper stopped because
+ * ClickHouse already holds sequence numbers the ledger is handing out again.
+ */
+export const journalCheck =
+  (heartbeats: Pick<HeartbeatStore, 'read'>): Check =>
+  async () => {
+    const stopped = (await heartbeats.read('shipper'))?.fields.stopped;
+    return stopped ? { status: 'failing', reason: stopped } : { status: 'ok' };
   };

@@ -20,6 +20,7 @@ import { finalRound } from './rounds/final.ts';
 import { fuzzRound } from './rounds/fuzz.ts';
 import { KILL_KINDS, killRound, type KillKind } from './rounds/kill.ts';
 import { redisRound } from './rounds/redis.ts';
+import { restoreRound } from './rounds/restore.ts';
 import { replyLossRound } from './rounds/reply-loss.ts';
 import { ReplyLossProxy } from './redis-proxy.ts';
 import { slowClientsRound } from './rounds/slow-clients.ts';
@@ -188,6 +189,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     const plan: { kind: string; run: (round: number) => Promise<RoundReport> }[] = [
       ...killSchedule(rng.fork('kills'), profile.faultRounds).map((kind) => ({ kind: `kill:${kind}`, run: (r: number) => killRound(h, r, kind) })),
       ...profile.redisRounds.map((mode) => ({ kind: `redis:${mode}`, run: (r: number) => redisRound(h, r, mode) })),
+      { kind: 'restore', run: (r: number) => restoreRound(h, r) },
       { kind: 'reply-loss', run: (r: number) => replyLossRound(h, r) },
       { kind: 'fuzz', run: (r: number) => fuzzRound(h, r) },
       { kind: 'slow-clients', run: (r: number) => slowClientsRound(h, r) },

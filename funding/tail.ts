@@ -96,3 +96,20 @@ export async function tailAddress(deps: TailDeps, target: string, shouldContinue
   }
   return applied;
 }
+
+/**
+ * The items of every transaction newer than the checkpoint, oldest first, with their wallets' aliases, applied or
+ * not and without applying any: ledger recovery matches them to the archived journal entries that applied them.
+ */
+export async function itemsSinceCheckpoint(deps: TailDeps, target: string): Promise<ChainItem[]> {
+  const checkpoint = await deps.indexer.checkpoint(target);
+  const out: ChainItem[] = [];
+  for (const { signature, failed } of await newSignatures(deps, target, checkpoint)) {
+    if (failed) continue;
+    const tx = await deps.rpc.getTransaction(signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: deps.commitment }).send();
+    if (!tx) continue;
+    for (const item of classifyAll(tx as unknown as RawTransaction, deps.ctx).items)
+      out.push(item.wallet ? { ...item, alias: deps.aliasOf(item.wallet) } : item);
+  }
+  return out;
+}

@@ -26,7 +26,10 @@ export const CheckResult = Type.Object(
 export const ReadyResponse = Type.Object(
   {
     status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')], { description: 'ready (HTTP 200) when no check fails, else not_ready (HTTP 503)' }),
-    checks: Type.Record(Type.String(), CheckResult, { description: 'each check by name: redis, rpc, clickhouse, indexer, worker, x402FeePayer' }),
+    checks: Type.Record(Type.String(), CheckResult, {
+      description:
+        'each check by name: redis, rpc, clickhouse, indexer, worker, x402FeePayer, anchor (the bet log holds the newest on-chain commit), journal (the analytics shipper found no reused journal sequence)',
+    }),
     error: Type.Optional(
       Type.Object(
         { code: Type.Literal('SERVICE_UNAVAILABLE'), message: Type.String({ description: 'the failing checks, by name' }) },
@@ -46,6 +49,8 @@ export const ReadyResponse = Type.Object(
           indexer: { status: 'ok', ageMs: 420 },
           worker: { status: 'ok', ageMs: 610 },
           x402FeePayer: { status: 'ok', latencyMs: 1.8 },
+          anchor: { status: 'ok' },
+          journal: { status: 'ok' },
         },
       },
     ],

@@ -23,12 +23,19 @@ export class JournalStream {
   constructor(
     readonly redis: Redis,
     readonly streamKey: string,
+    /** The counter the ledger scripts take each event's seq from (`journal()` in _lib.lua). */
+    readonly seqKey = `${streamKey}:seq`,
     /** Entries leave for the archive only once they are on the replicas: a failover must not take back what analytics hold. */
     readonly replication: ReplicationBarrier = NO_REPLICATION,
   ) {}
 
   static of(redis: Redis, keys: Keys, replication?: ReplicationBarrier): JournalStream {
-    return new JournalStream(redis, keys.journal(), replication);
+    return new JournalStream(redis, keys.journal(), keys.journalSeq(), replication);
+  }
+
+  /** The seq of the newest event the ledger handed out (0 before the first). */
+  async lastSeq(): Promise<number> {
+    return Number((await this.redis.get(this.seqKey)) ?? 0);
   }
 
   /** Up to `count` entries strictly after `afterId` (`'0-0'` for the first). */

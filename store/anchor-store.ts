@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
 import type { PublishedCommit } from '../protocol/verify/log.ts';
-import { BetLogTree, readConsistencyProof } from './anchor-tree.ts';
+import { BetLogTree, persistedTreeSize, readConsistencyProof, readTreeRoot } from './anchor-tree.ts';
+import { toHex } from '../protocol/encoding.ts';
 
 /** The memo fields every commit carries, as the verifier reads them. */
 type CommitFields = Omit<PublishedCommit, 'commitId' | 'signature'>;
@@ -176,6 +177,27 @@ export class AnchorStore {
     await this.redis.hset(this.keys.anchor(), 'halted', reason);
   }
 
+  /**
+   * Stops anchoring because the log no longer holds the chain's newest commit as a prefix; readiness reports it
+   * (every API process reads it here) until a start or a recovery finds the log whole again.
+   */
+  async refuseFork(reason: string): Promise<void> {
+    await this.redis.hset(this.keys.anchor(), 'halted', reason, 'fork', reason);
+  }
+
+  /** Why anchoring refuses to fork the log, or null. */
+  async forkRefusal(): Promise<string | null> {
+    return (await this.redis.hget(this.keys.anchor(), 'fork')) || null;
+  }
+
+  /** Lifts a fork refusal once the log was found whole again (a halt for another reason stays). */
+  async clearForkRefusal(): Promise<void> {
+    const [halted, fork] = await this.redis.hmget(this.keys.anchor(), 'halted', 'fork');
+    if (!fork) return;
+    if (halted === fork) await this.redis.hdel(this.keys.anchor(), 'halted', 'fork');
+    else await this.redis.hdel(this.keys.anchor(), 'fork');
+  }
+
   /** Bet-log items `<leafHashHex>:<receiptId>` in [from, to). */
   async logItems(from: number, to: number): Promise<string[]> {
     return to > from ? this.redis.lrange(this.keys.betLog(), from, to - 1) : [];
@@ -209,6 +231,16 @@ export class AnchorStore {
   /** The bet-log Merkle tree as persisted (extend it with `extendTo`). */
   loadTree(): Promise<BetLogTree> {
     return BetLogTree.load(this.redis, this.keys);
+  }
+
+  /** Entries the persisted tree covers. */
+  treeSize(): Promise<number> {
+    return persistedTreeSize(this.redis, this.keys);
+  }
+
+  /** The root of the first `size` entries as the persisted tree's nodes give it, hex. */
+  async treeRoot(size: number): Promise<string> {
+    return toHex(await readTreeRoot(this.redis, this.keys, size));
   }
 
   /** The RFC 6962 consistency proof between two sizes of the persisted tree. */

@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { MerkleLog, type MerkleNode, type MerkleNodeStore } from '../protocol/merkle-log.ts';
-import { HASH_LENGTH, consistencyProof, largestPowerOfTwoBelow, nodeHash } from '../protocol/merkle.ts';
+import { HASH_LENGTH, EMPTY_ROOT, consistencyProof, largestPowerOfTwoBelow, nodeHash } from '../protocol/merkle.ts';
 import { fromHex } from '../protocol/encoding.ts';
 
 /** A bet-log item that can never be anchored (the job that meets it fails as unrecoverable). */
@@ -156,6 +156,16 @@ export async function readConsistencyProof(redis: Redis, keys: Keys, size1: numb
   });
   const hashes = await Promise.all(ranges.map(([s, e]) => rangeHash(redis, keys, s, e)));
   return placeholders.map((p) => hashes[new DataView(p.buffer, p.byteOffset).getUint32(0)] as Uint8Array);
+}
+
+/**
+ * The RFC 6962 root of the first `size` entries, read from the persisted tree's nodes (O(log n) reads).
+ * @throws {RangeError} unless `0 <= size <=` the persisted size
+ */
+export async function readTreeRoot(redis: Redis, keys: Keys, size: number): Promise<Uint8Array> {
+  const persisted = await persistedTreeSize(redis, keys);
+  if (size < 0 || size > persisted) throw new RangeError(`size ${size} exceeds the persisted tree (${persisted})`);
+  return size === 0 ? EMPTY_ROOT : rangeHash(redis, keys, 0, size);
 }
 
 async function rangeHash(redis: Redis, keys: Keys, start: number, end: number): Promise<Uint8Array> {

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
-import { createRedis } from './redis.ts';
+import { createRedis, type RedisAddress } from './redis.ts';
 import type { Scripts } from './scripts.ts';
 
 export interface TokenRecord {
@@ -122,9 +122,9 @@ export class AuthStore {
    * Subscribes this process to token revocations on a connection of its own. While it is down, revocations may be
    * missed, so the cache is dropped whenever it closes or comes back; the cache TTL bounds the rest.
    */
-  watchRevocations(redisUrl: string): RevocationFeed {
+  watchRevocations(target: RedisAddress): RevocationFeed {
     const channel = this.keys.tokenRevocations();
-    const sub = createRedis(redisUrl, {
+    const sub = createRedis(target, {
       enableAutoPipelining: false,
       maxRetriesPerRequest: null,
       connectionName: `${this.keys.prefix}:token-revocations`,

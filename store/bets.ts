@@ -7,6 +7,7 @@ import type { PlaySource } from '../protocol/receipt.ts';
 import type { Keys } from './keys.ts';
 import { noDeadline, type NotAfter } from './redis.ts';
 import type { Scripts } from './scripts.ts';
+import { replayArg, type JournalRecord } from './journal-records.ts';
 
 export interface PreparedBet {
   wallet: string;
@@ -300,13 +301,15 @@ export class BetStore {
   /**
    * Settles one turn atomically (store/scripts/settle_turn.lua); a replay answers `dup` and changes nothing.
    * With `idle` (and an empty `bet.hash`) it closes an idle ticket through the same script instead: only a running
-   * ticket with no turn in flight, last active at or before `idle.cutoffMs`.
+   * ticket with no turn in flight, last active at or before `idle.cutoffMs`. `replay` (ledger recovery only) names the
+   * archived journal entries the settlement wrote, which it writes again instead of new ones.
    */
   async settleTurn(
     bet: Pick<BetRecord, 'hash' | 'wallet' | 'game' | 'ticketId'>,
     w: TurnWrite,
     settledAt: string,
     idle?: { cutoffMs: number },
+    replay?: readonly JournalRecord[],
   ): Promise<SettleResult> {
     const k = this.keys;
     const end = w.end;
@@ -358,6 +361,7 @@ export class BetStore {
         w.closedBy ?? '',
         end?.entryJson ?? '',
         (w.ticket?.banked ?? 0n).toString(),
+        replayArg(replay),
       ],
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
+import { replayArg, type JournalRecord } from './journal-records.ts';
 
 export interface PlayerState {
   balance: bigint;
@@ -120,7 +121,10 @@ export class LedgerStore {
   }
 
   /** @returns true when the item was applied now, false when it had been applied before */
-  async applyChainItem(item: ChainItem, at: string): Promise<boolean> {
+  /**
+   * @param replay - ledger recovery only: the archived journal entry of this item, written instead of a new one
+   */
+  async applyChainItem(item: ChainItem, at: string, replay?: readonly JournalRecord[]): Promise<boolean> {
     const wallet = item.wallet ?? '-';
     const k = this.keys;
     const lp = item.kind === 'lp-deposit' || item.kind === 'lp-redeem';
@@ -140,6 +144,7 @@ export class LedgerStore {
         wallet,
         jobId,
         (item.shares ?? 0n).toString(),
+        replayArg(replay),
       ],
     );
     return reply === 1;

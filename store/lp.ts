@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
+import { replayArg, type JournalRecord } from './journal-records.ts';
 import { sentSignaturesOf, storedTxOf, storeKeeperTx, type StoreTxResult, type StoredKeeperTx } from './keeper-jobs.ts';
 
 export type LpJobStatus = 'queued' | 'fixed' | 'sent' | 'done';
@@ -94,11 +95,16 @@ export class LpStore {
     return this.redis.zrange(this.keys.lpOpen(), '0', String(limit - 1));
   }
 
-  async fixMint(job: LpJobRecord, p: { navBefore: bigint; supply: bigint; shares: bigint; at: string; atMs: number }): Promise<FixResult> {
+  /** `replay` (ledger recovery only): the archived journal entry of this step, written instead of a new one. */
+  async fixMint(
+    job: LpJobRecord,
+    p: { navBefore: bigint; supply: bigint; shares: bigint; at: string; atMs: number },
+    replay?: readonly JournalRecord[],
+  ): Promise<FixResult> {
     const k = this.keys;
     const reply = (await this.scripts.lpFixMint(
       [k.house(), k.lpJob(job.id), k.lpPosition(job.wallet), k.lpMintQueue(), k.lpOpen(), k.journal(), k.journalSeq()],
-      [job.id, p.navBefore.toString(), p.supply.toString(), p.shares.toString(), p.at, String(p.atMs)],
+      [job.id, p.navBefore.toString(), p.supply.toString(), p.shares.toString(), p.at, String(p.atMs), replayArg(replay)],
     )) as string[];
     return reply[0] === 'err' ? (reply[1] as FixResult) : (reply[0] as FixResult);
   }
@@ -116,6 +122,7 @@ export class LpStore {
       at: string;
       atMs: number;
     },
+    replay?: readonly JournalRecord[],
   ): Promise<FixResult> {
     const k = this.keys;
     const reply = (await this.scripts.lpFixRedeem(
@@ -133,6 +140,7 @@ export class LpStore {
         p.principalOut.toString(),
         p.at,
         String(p.atMs),
+        replayArg(replay),
       ],
     )) as string[];
     return reply[0] === 'err' ? (reply[1] as FixResult) : (reply[0] as FixResult);
@@ -143,9 +151,12 @@ export class LpStore {
   }
 
   /** @returns false when it was finished before */
-  async finish(id: string, signature: string, at: string): Promise<boolean> {
+  async finish(id: string, signature: string, at: string, replay?: readonly JournalRecord[]): Promise<boolean> {
     const k = this.keys;
-    const reply = (await this.scripts.finishLpJob([k.lpJob(id), k.house(), k.lpOpen(), k.journal(), k.journalSeq()], [id, signature, at])) as string[];
+    const reply = (await this.scripts.finishLpJob(
+      [k.lpJob(id), k.house(), k.lpOpen(), k.journal(), k.journalSeq()],
+      [id, signature, at, replayArg(replay)],
+    )) as string[];
     if (reply[0] === 'err') throw new Error(`LP job ${id} cannot finish: ${reply[1]}`);
     return reply[0] === 'ok';
   }

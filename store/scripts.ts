@@ -33,6 +33,10 @@ export const SCRIPTS = {
   finishLpJob: 5,
   forgetIdleTicket: 2,
   agentWindow: 2,
+  restoreCommit: 12,
+  restoreTicketOpen: 9,
+  restoreRecord: 7,
+  restoreCommits: 3,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

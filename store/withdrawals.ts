@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { noDeadline, type NotAfter } from './redis.ts';
 import type { Scripts } from './scripts.ts';
+import { replayArg, type JournalRecord } from './journal-records.ts';
 import { sentSignaturesOf, storedTxOf, storeKeeperTx, type StoreTxResult, type StoredKeeperTx } from './keeper-jobs.ts';
 
 /** `returned`: the keeper could not pay it (design §3: it never pays rent for the wallet's token account). */
@@ -73,6 +74,8 @@ export class WithdrawalStore {
   async request(
     wallet: string,
     w: { id: string; amount: bigint; at: string; atMs: number; alias: string; idempotencyKey: string; maxPending?: number; fairShareMs?: number },
+    /** Ledger recovery only: the archived journal entry of this request, written instead of a new one. */
+    replay?: readonly JournalRecord[],
   ): Promise<WithdrawalRequestResult> {
     const k = this.keys;
     const reply = (await this.scripts.requestWithdrawal(
@@ -99,6 +102,7 @@ export class WithdrawalStore {
           maxPending: String(w.maxPending ?? 0),
           fairShareMs: String(w.fairShareMs ?? FAIR_SHARE_MS),
         }),
+        replayArg(replay),
       ],
     )) as string[];
     if (reply[0] !== 'err') return { kind: reply[0] as 'ok' | 'existing', id: reply[1] as string };
@@ -164,11 +168,11 @@ export class WithdrawalStore {
   }
 
   /** @returns false when it was finished before */
-  async finish(id: string, wallet: string, signature: string, at: string): Promise<boolean> {
+  async finish(id: string, wallet: string, signature: string, at: string, replay?: readonly JournalRecord[]): Promise<boolean> {
     const k = this.keys;
     const reply = (await this.scripts.finishWithdrawal(
       [k.withdrawal(id), k.player(wallet), k.house(), k.openWithdrawals(), k.walletOpenWithdrawals(wallet), k.journal(), k.journalSeq()],
-      [signature, at],
+      [signature, at, replayArg(replay)],
     )) as string[];
     if (reply[0] === 'err' && reply[1] === 'returned') throw new Error(`withdrawal ${id} was returned to the balance; it cannot be paid too`);
     if (reply[0] === 'err') throw new Error(`withdrawal ${id} is not in the ledger`);
@@ -186,11 +190,13 @@ export class WithdrawalStore {
     expectedSignature: string | null,
     reason: string,
     at: string,
+    /** Ledger recovery only: the archived journal entry of this return, written instead of a new one. */
+    replay?: readonly JournalRecord[],
   ): Promise<'ok' | 'done' | 'stale' | 'not_found'> {
     const k = this.keys;
     const reply = (await this.scripts.returnWithdrawal(
       [k.withdrawal(id), k.player(wallet), k.house(), k.openWithdrawals(), k.walletOpenWithdrawals(wallet), k.journal(), k.journalSeq()],
-      [JSON.stringify({ expectedSignature: expectedSignature ?? '', reason, at })],
+      [JSON.stringify({ expectedSignature: expectedSignature ?? '', reason, at }), replayArg(replay)],
     )) as string[];
     return reply[0] === 'ok' ? 'ok' : (reply[1] as 'done' | 'stale' | 'not_found');
   }

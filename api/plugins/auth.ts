@@ -27,7 +27,7 @@ export default fp(
     });
     let feed: RevocationFeed | null = null;
     app.addHook('onReady', async () => {
-      feed = app.auth.watchRevocations(app.config.REDIS_URL);
+      feed = app.auth.watchRevocations(app.config.redis);
       // Serving before it is subscribed would let a revocation pass unheard (the cache TTL would still end it).
       let timer: NodeJS.Timeout | undefined;
       const bound = new Promise<void>((resolve) => {

@@ -1,7 +1,52 @@
 -- Shared helpers, prepended to every ledger script. Amounts stay decimal strings for HINCRBY:
 -- Lua numbers are doubles, so they are only compared, never written back.
+-- Ledger recovery (`npm run ledger -- recover`) runs a script again for an event the archive holds: journal() then
+-- appends the archived entries, with their own stream ids, seqs and text, instead of new ones. nil otherwise.
+local replayed = nil
+
+-- Orders two stream ids (`ms-seq`): true when a comes after b.
+local function stream_id_after(a, b)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  if not am or not bm then return false end
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  return am > bm or (am == bm and as > bs)
+end
+
+-- Takes the archived entries to replay (JSON list of {id, seq, type, at, data}; '' for none). Called before any
+-- write: they must continue the stream (its newest entry's seq and id; the counter when it is empty), or the script
+-- stops with an error, having written nothing. The counter may be ahead: a recovery that stopped fenced it.
+local function replay_journal(entriesJson, streamKey, seqKey)
+  if entriesJson == nil or entriesJson == '' then return end
+  local entries = cjson.decode(entriesJson)
+  local seq = tonumber(redis.call('GET', seqKey) or '0')
+  local lastId = '0-0'
+  local last = redis.call('XREVRANGE', streamKey, '+', '-', 'COUNT', 1)[1]
+  if last then
+    lastId = last[1]
+    for i = 1, #last[2], 2 do
+      if last[2][i] == 'seq' then seq = tonumber(last[2][i + 1]) end
+    end
+  end
+  for _, e in ipairs(entries) do
+    if tonumber(e.seq) ~= seq + 1 then error({err = 'REPLAY journal entry seq ' .. e.seq .. ' does not follow the journal at ' .. seq}) end
+    if not stream_id_after(e.id, lastId) then error({err = 'REPLAY journal entry ' .. e.id .. ' does not follow the stream at ' .. lastId}) end
+    seq = seq + 1
+    lastId = e.id
+  end
+  replayed = entries
+end
+
 -- Appends one journal event and returns its seq.
 local function journal(streamKey, seqKey, eventType, at, data)
+  if replayed then
+    local e = table.remove(replayed, 1)
+    -- The recovery passes exactly the entries the script journals; it checks that before calling.
+    if not e then error({err = 'REPLAY the script journals more events than were passed'}) end
+    redis.call('XADD', streamKey, e.id, 'seq', e.seq, 'type', e.type, 'at', e.at, 'data', e.data)
+    if tonumber(e.seq) > tonumber(redis.call('GET', seqKey) or '0') then redis.call('SET', seqKey, e.seq) end
+    return tonumber(e.seq)
+  end
   local seq = redis.call('INCR', seqKey)
   redis.call('XADD', streamKey, '*', 'seq', seq, 'type', eventType, 'at', at, 'data', data)
   return seq
@@ -149,4 +194,23 @@ local function too_late(notAfterMs)
   if limit <= 0 then return false end
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > limit
+end
+
+-- Ledger recovery: the chain an archived RNG index was given from — the current one, or the next one (the cursor
+-- rolled over after the backup, as next_rng_index does). With `apply` it moves the cursor past the index. Returns
+-- the chain id, or nil when the head is neither.
+local function rng_claim(rngKey, head, index, apply)
+  local r = redis.call('HMGET', rngKey, 'chainId', 'head', 'length', 'next', 'nextChainId', 'nextHead', 'nextLength')
+  if r[2] == head then
+    if apply and index >= num(r[4]) then redis.call('HSET', rngKey, 'next', index + 1) end
+    return r[1]
+  end
+  if r[6] and r[6] == head then
+    if apply then
+      redis.call('HSET', rngKey, 'chainId', r[5], 'head', r[6], 'length', r[7], 'next', index + 1, 'disclosed', '0')
+      redis.call('HDEL', rngKey, 'nextChainId', 'nextHead', 'nextLength')
+    end
+    return r[5]
+  end
+  return nil
 end

@@ -1,7 +1,9 @@
 -- Applies one on-chain fact (deposit, x402 top-up, key authorization or revocation, unattributed inflow, LP deposit or
 -- redemption request) exactly once. An LP deposit or redemption also queues its keeper job (FIFO).
 -- KEYS: applied, player, sessionKeys, house, journal, seq, wallets, lpJob, lpQueue
--- ARGV: itemKey, kind, amount, sessionPubkey, slot, signature, at, alias, wallet, jobId, shares
+-- ARGV: itemKey, kind, amount, sessionPubkey, slot, signature, at, alias, wallet, jobId, shares,
+--       replayJson (ledger recovery: the archived journal entry of this item, '' otherwise)
+replay_journal(ARGV[12], KEYS[5], KEYS[6])
 if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
 local kind, amount, at, alias = ARGV[2], ARGV[3], ARGV[7], ARGV[8]
 if kind == 'deposit' or kind == 'x402-deposit' then

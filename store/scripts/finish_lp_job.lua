@@ -1,7 +1,8 @@
 -- An LP job's keeper transaction landed (at the ledger's commitment). A redemption's payout leaves lpPayable and the
 -- vault together (NAV unchanged); a mint moves no USDC. Idempotent.
 -- KEYS: job, house, lpOpen, journal, seq
--- ARGV: jobId, signature, at
+-- ARGV: jobId, signature, at, replayJson (ledger recovery: the archived journal entry, '' otherwise)
+replay_journal(ARGV[4], KEYS[4], KEYS[5])
 local j = redis.call('HMGET', KEYS[1], 'kind', 'status', 'value', 'alias', 'shares', 'amount')
 if not j[1] then return {'err', 'not_found'} end
 if j[2] == 'done' then return {'dup'} end

@@ -2,7 +2,8 @@
 -- together, so NAV is unchanged. Idempotent. A withdrawal returned to the balance is never finished: the keeper
 -- returns one only when none of its transactions can land.
 -- KEYS: withdrawal, player, house, open, walletOpen, journal, seq
--- ARGV: signature, at
+-- ARGV: signature, at, replayJson (ledger recovery: the archived journal entry, '' otherwise)
+replay_journal(ARGV[3], KEYS[6], KEYS[7])
 local w = redis.call('HMGET', KEYS[1], 'id', 'amount', 'status', 'alias')
 if not w[1] then return {'err', 'not_found'} end
 if w[3] == 'finalized' then return {'dup'} end

@@ -2,7 +2,8 @@
 -- deposit from lpPending into LP equity, atomically with recording the mint. A compare-and-set on NAV and supply:
 -- if either moved since the caller read them, nothing is written and the caller prices again.
 -- KEYS: house, job, position, mintQueue, lpOpen, journal, seq
--- ARGV: jobId, navBefore, supply, shares, at, atMs
+-- ARGV: jobId, navBefore, supply, shares, at, atMs, replayJson (ledger recovery: the archived journal entry, '' otherwise)
+replay_journal(ARGV[7], KEYS[6], KEYS[7])
 local j = redis.call('HMGET', KEYS[2], 'status', 'amount', 'alias', 'kind')
 if j[4] ~= 'mint' then return {'err', 'not_found'} end
 if j[1] ~= 'queued' then return {'dup'} end

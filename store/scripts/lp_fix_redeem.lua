@@ -2,7 +2,9 @@
 -- caller: the shares leave the supply, their value leaves LP equity and waits as lpPayable until paid, and the
 -- wallet's principal shrinks at average cost. A compare-and-set on NAV, supply, exposure and the position.
 -- KEYS: house, job, position, redeemQueue, lpOpen, journal, seq
--- ARGV: jobId, nav, supply, exposure, heldShares, heldPrincipal, value, newShares, newPrincipal, principalOut, at, atMs
+-- ARGV: jobId, nav, supply, exposure, heldShares, heldPrincipal, value, newShares, newPrincipal, principalOut, at, atMs,
+--       replayJson (ledger recovery: the archived journal entry, '' otherwise)
+replay_journal(ARGV[13], KEYS[6], KEYS[7])
 local j = redis.call('HMGET', KEYS[2], 'status', 'shares', 'alias', 'kind')
 if j[4] ~= 'redeem' then return {'err', 'not_found'} end
 if j[1] ~= 'queued' then return {'dup'} end

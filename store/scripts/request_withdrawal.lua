@@ -6,9 +6,11 @@
 -- ahead of them (fair queueing: each wallet's open withdrawals are spread over time, one per fairShareMs).
 -- KEYS: player, idempotency, withdrawal, playerWithdrawals, walletOpen, open, house, journal, seq
 -- ARGV[1]: JSON { id, wallet, amount, at, atMs, alias, notAfterMs, maxPending, fairShareMs }; amounts and ms are
--- decimal strings, so no double ever rounds them.
+-- decimal strings, so no double ever rounds them. ARGV[2]: replayJson (ledger recovery: the archived journal entry,
+-- '' otherwise).
 -- Run after notAfterMs (Redis clock), when its client was already told 503, it does nothing.
 local a = cjson.decode(ARGV[1])
+replay_journal(ARGV[2], KEYS[8], KEYS[9])
 local existing = redis.call('GET', KEYS[2])
 if existing then
   -- `<id> <amount>`; a record written before amounts were kept holds the id alone and answers as before.

@@ -4,7 +4,9 @@
 -- as store_keeper_tx: a keeper that read a record another one has since moved on returns nothing.
 -- KEYS: withdrawal, player, house, open, walletOpen, journal, seq
 -- ARGV[1]: JSON { expectedSignature ('' when none was stored), reason, at }
+-- ARGV[2]: replayJson (ledger recovery: the archived journal entry, '' otherwise)
 local a = cjson.decode(ARGV[1])
+replay_journal(ARGV[2], KEYS[6], KEYS[7])
 local w = redis.call('HMGET', KEYS[1], 'id', 'amount', 'status', 'alias', 'signature')
 if not w[1] then return {'err', 'not_found'} end
 if w[3] == 'finalized' or w[3] == 'returned' then return {'err', 'done'} end

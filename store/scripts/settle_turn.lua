@@ -13,7 +13,9 @@
 --       23 playJson (the public play of design §8, '' for none), 24 settledAtMs, 25 ticketId, 26 idleCutoffMs, 27 closedBy ('' or 'idle'),
 --       28 entryJson (the bet-log entry's JCS text, kept beside the receipt body for entry bundles),
 --       29 banked (what the ticket is owed above its stake after this turn; '0' when it ends)
+--       30 replayJson (ledger recovery: the archived journal entries this settlement wrote, '' otherwise)
 local hash, wallet = ARGV[1], ARGV[2]
+replay_journal(ARGV[30], KEYS[6], KEYS[7])
 local idle = hash == ''
 local function player_reply(kind, settlement)
   local pl = redis.call('HMGET', KEYS[1], 'balance', 'staked', 'exposure', 'nonce')

@@ -27,6 +27,7 @@ describe('fault suite, short profile', () => {
       'kill:host',
       'redis:sigkill',
       'redis:sigstop',
+      'restore',
       'reply-loss',
       'fuzz',
       'slow-clients',

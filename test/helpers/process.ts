@@ -31,8 +31,9 @@ export class Processes {
     return d;
   }
 
-  start(env: Record<string, string>, args: string[] = []): Proc {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts', ...args], {
+  /** Runs `script` (the service's `main.ts` by default) with `env` and `args`. */
+  start(env: Record<string, string>, args: string[] = [], script = 'main.ts'): Proc {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -63,7 +63,7 @@ export async function startTestService(
     },
     async cleanup() {
       await running.stop();
-      const redis = createRedis(config.REDIS_URL);
+      const redis = createRedis(config.redis);
       const keys = await redis.keys(`${redisPrefix}:*`);
       for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
       await redis.quit();
