@@ -66,7 +66,7 @@ export async function startService(config: Config, logger: Logger, options: Star
     stoppers.push(() => wiring.close());
 
     let worker: WorkerHandle | null = null;
-    if (config.roles.includes('worker')) {
+    if (wiring.worker) {
       const started = await startWorker(wiring.worker);
       worker = started;
       stoppers.push(() => started.stop());

@@ -1,7 +1,8 @@
 /**
- * The composition root: builds every part once at start (Redis and its stores, the chain, the operator keys,
- * the games and their lifecycle) and hands each role and module the few parts it uses. Only entry points
- * (main.ts and the tests) read this object; nothing below them takes it.
+ * The composition root: builds every part once at start and hands each role and module the few parts it uses.
+ * It reads in stages: storage (Redis and its stores), the host's secrets, the chain (checked against the ledger),
+ * the core every role shares (the games, their lifecycle, the chain tail, the house), then one function per role
+ * this process runs. Only entry points (main.ts and the tests) read this object; nothing below them takes it.
  * @module
  */
 import path from 'node:path';
@@ -77,6 +78,7 @@ import type { GameFilter } from './analytics/params.ts';
 import type { Activity } from './protocol/analytics.ts';
 import { LivePlayStore } from './store/live-plays.ts';
 import { PfwsError } from './protocol/errors.ts';
+import type { Address } from './protocol/address.ts';
 import { EngineHolder } from './analytics/engine-holder.ts';
 import { openAnalyticsEngine } from './analytics/open-engine.ts';
 import { EngineReader, type AnalyticsReader } from './analytics/reader.ts';
@@ -102,7 +104,8 @@ export interface Stores {
   shipper: ShipperStore;
 }
 
-export interface Wiring {
+/** What every role of this process shares: the stores, the chain, the operator keys, the games. */
+export interface Core {
   config: Config;
   logger: Logger;
   clock: () => Date;
@@ -124,34 +127,46 @@ export interface Wiring {
   aliases: Aliases;
   /** State-tree salts are derived from this secret. */
   saltSecret: Uint8Array;
-  /** Sign-in challenge nonces are MAC'd with this (API hosts only: KEYS_DIR/challenge.secret). */
-  challenges: ChallengeMac | null;
   links: ExplorerLinks;
   limits: LimitSettings;
   dice: DiceGame;
   sweeper: SweeperGame;
   lifecycle: BetLifecycle;
+  /** The chain tail: the indexer follows it, the worker's deadlines and the API's reads use it. */
   tail: TailDeps;
-  player: PlayerDeps;
   house: HouseDeps;
-  withdrawals: WithdrawalDeps;
-  topUps: TopUps;
-  /** The x402 fee payer's SOL, where this service pays x402 fees itself (the embedded facilitator). */
-  feePayer: FeePayerWatch | null;
-  worker: WorkerDeps;
   agentKeys: AgentKeys;
-  agents: AgentArcade;
   /** This process's metrics (prom-client registry). */
   metrics: ProcessMetrics;
-  /** What `GET /ready` checks; a dependency adds its check here. */
-  readiness: ReadinessChecks;
   queueDepths: QueueDepths;
   /** What the activity stream sends first (see ActivitySnapshot). */
   activitySnapshot: ActivitySnapshot;
   /** The analytics engine this process may open itself (the worker's chDB, or a ClickHouse server), else null. */
   analyticsEngine: EngineHolder | null;
-  /** Activity, rankings and stats as the API serves them. */
+  /** Activity, rankings and stats as the API serves them (and, in a node:cluster, the main process for its API processes). */
   analytics: AnalyticsReader;
+}
+
+/** The parts only the API role uses. */
+export interface ApiParts {
+  /** Sign-in challenge nonces are MAC'd with this (KEYS_DIR/challenge.secret). */
+  challenges: ChallengeMac;
+  player: PlayerDeps;
+  withdrawals: WithdrawalDeps;
+  topUps: TopUps;
+  /** The x402 fee payer's SOL, where this service pays x402 fees itself (the embedded facilitator). */
+  feePayer: FeePayerWatch | null;
+  /** The MCP agents' plays under the agent limits. */
+  agents: AgentArcade;
+  /** What `GET /ready` checks; a dependency adds its check here. */
+  readiness: ReadinessChecks;
+}
+
+export interface Wiring extends Core {
+  /** Null in a process that does not run the api role. */
+  api: ApiParts | null;
+  /** Null in a process that does not run the worker role. */
+  worker: WorkerDeps | null;
   close(): Promise<void>;
 }
 
@@ -200,8 +215,39 @@ async function refuseLostLedger(ledger: LedgerStore, rpc: SolanaRpc, rpcUrl: str
   );
 }
 
+/** Builds the shared core, then the parts of each role this process runs (`config.roles`). */
 export async function createWiring(config: Config, logger: Logger, rpcUrl: string, overrides: WiringOverrides = {}): Promise<Wiring> {
   setCryptoBackend(nodeBackend);
+  const storage = await openStorage(config, logger, overrides);
+  try {
+    const clock = overrides.clock ?? (() => new Date());
+    const secrets = await loadSecrets(config, logger);
+    const chain = await openChain(config, rpcUrl, storage, secrets, clock);
+    const core = coreOf(config, logger, clock, storage, secrets, chain, overrides);
+    return {
+      ...core,
+      api: config.roles.includes('api') ? apiPartsOf(core, secrets) : null,
+      worker: config.roles.includes('worker') ? workerPartsOf(core) : null,
+      close: storage.close,
+    };
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
+}
+
+interface Storage {
+  redis: Redis;
+  keys: Keys;
+  replication: Replication;
+  stores: Stores;
+  queueDepths: QueueDepths;
+  analyticsEngine: EngineHolder | null;
+  close(): Promise<void>;
+}
+
+/** Redis, its stores and the connections beside it. */
+async function openStorage(config: Config, logger: Logger, overrides: WiringOverrides): Promise<Storage> {
   const redis = overrides.redis ?? (await createServiceRedis(config.redis, config.REDIS_COMMAND_TIMEOUT_MS, logger));
   const notAfter = notAfterOf(config.REDIS_COMMAND_TIMEOUT_MS);
   const keys = new Keys(config.REDIS_PREFIX);
@@ -245,37 +291,68 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     heartbeats: new HeartbeatStore(redis, keys),
     shipper: new ShipperStore(redis, keys, scripts),
   };
-  const metrics = createProcessMetrics();
-  const clock = overrides.clock ?? (() => new Date());
+  return { redis, keys, replication, stores, queueDepths, analyticsEngine, close };
+}
+
+interface Secrets {
+  operator: OperatorKeys;
+  /** localnet only: the dev USDC mint authority. */
+  faucet: OperatorKey | null;
+  aliases: Aliases;
+  saltSecret: Uint8Array;
+  /** Seals the agent session keys at rest (design §9); null where no API runs. */
+  agentSealingKey: Uint8Array | null;
+  /** Every API process signs and checks sign-in challenges with this secret; null where no API runs. */
+  challengeSecret: Uint8Array | null;
+  /** The x402 fee payer (SOL only): the embedded facilitator pays from it; null where absent or no API runs. */
+  x402Key: OperatorKey | null;
+}
+
+/**
+ * The operator's keys and secrets on this host. On localnet the main process makes the API's secrets too, even
+ * when its API processes are forked, so that they never race to create the same file.
+ */
+async function loadSecrets(config: Config, logger: Logger): Promise<Secrets> {
+  const forApi = config.localnet || config.roles.includes('api');
   const operator = await loadOperatorKeys(config.keysDir, config.localnet);
   const aliases = new Aliases(loadSecret(config.keysDir, 'alias', config.localnet));
   const saltSecret = loadSecret(config.keysDir, 'salt', config.localnet);
-  // Seals the agent session keys at rest (design §9): made on localnet (by the main process, before API processes
-  // fork), required on API hosts elsewhere, and absent from the other roles' hosts.
-  const agentSealingKey = config.localnet || config.roles.includes('api') ? loadSecret(config.keysDir, 'agent', config.localnet) : null;
-  // Every API process signs and checks sign-in challenges with the same secret, made and required the same way.
-  const challengeSecret = config.localnet || config.roles.includes('api') ? loadSecret(config.keysDir, 'challenge', config.localnet) : null;
+  // Made on localnet, required on API hosts elsewhere, and absent from the other roles' hosts.
+  const agentSealingKey = forApi ? loadSecret(config.keysDir, 'agent', config.localnet) : null;
+  const challengeSecret = forApi ? loadSecret(config.keysDir, 'challenge', config.localnet) : null;
+  const faucet = config.localnet ? await loadOperatorKey(config.keysDir, 'faucet', true) : null;
+  // The embedded facilitator needs the fee payer on API hosts; a remote one (X402_FACILITATOR_URL) does not.
+  const x402Key = forApi
+    ? await loadX402FeePayer(config.keysDir, config.localnet).catch((err: unknown) => {
+        logger.warn({ err }, 'no x402 fee payer key: x402 top-ups need X402_FACILITATOR_URL');
+        return null;
+      })
+    : null;
+  return { operator, faucet, aliases, saltSecret, agentSealingKey, challengeSecret, x402Key };
+}
+
+interface ChainParts {
+  rpcUrl: string;
+  rpc: SolanaRpc;
+  requestRpc: SolanaRpc;
+  setup: ChainSetup;
+  startedAtMs: number;
+  keeperLpAccount: Awaited<ReturnType<typeof ataOf>>;
+}
+
+/** The chain this ledger belongs to, checked against the ledger before any role starts. */
+async function openChain(config: Config, rpcUrl: string, storage: Storage, secrets: Secrets, clock: () => Date): Promise<ChainParts> {
+  const { stores, keys } = storage;
+  const { operator, faucet } = secrets;
   const rpc = createRpc(rpcUrl);
   const requestRpc = createRpc(rpcUrl, config.CHAIN_RPC_TIMEOUT_MS);
-
-  let faucet: OperatorKey | null = null;
-  let setup: ChainSetup;
-  if (config.localnet) {
-    faucet = await loadOperatorKey(config.keysDir, 'faucet', true);
-    setup = await ensureLocalnetGenesis(rpc, config.dataDir, operator, faucet, config.DEV_HOUSE_CAPITAL);
-  } else {
-    setup = await configuredSetup(config.USDC_MINT!, config.LP_MINT!, operator.keeper.publicKey);
-  }
-  try {
-    await refuseLostLedger(stores.ledger, rpc, rpcUrl, operator.anchor.publicKey, config, keys.prefix);
-  } catch (err) {
-    await close();
-    throw err;
-  }
+  const setup = config.localnet
+    ? await ensureLocalnetGenesis(rpc, config.dataDir, operator, faucet!, config.DEV_HOUSE_CAPITAL)
+    : await configuredSetup(config.USDC_MINT!, config.LP_MINT!, operator.keeper.publicKey);
+  await refuseLostLedger(stores.ledger, rpc, rpcUrl, operator.anchor.publicKey, config, keys.prefix);
   const identity = `${setup.usdcMint}:${setup.vaultTokenAccount}`;
   const stored = await stores.ledger.claimChain(identity);
   if (stored) {
-    await close();
     throw new LedgerMismatchError(
       `Redis prefix "${keys.prefix}" holds the ledger of another chain (${stored}); this one is ${identity}. ` +
         "Use another REDIS_PREFIX, or delete that prefix's keys to start over.",
@@ -292,14 +369,16 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     setup.bootstrapShares !== undefined ? BigInt(setup.bootstrapShares) : (await fetchMint(rpc, setup.lpMint)).data.supply,
   );
   const keeperLpAccount = await ataOf(setup.vaultAuthority, setup.lpMint);
+  if (secrets.x402Key && config.localnet) await ensureFeePayerFunded(rpc, secrets.x402Key.signer.address, 1_000_000_000n);
+  return { rpcUrl, rpc, requestRpc, setup, startedAtMs, keeperLpAccount };
+}
 
-  // The x402 fee payer holds only SOL; the embedded facilitator needs it on API hosts, a remote one does not.
-  const x402Key = await loadX402FeePayer(config.keysDir, config.localnet).catch((err: unknown) => {
-    logger.warn({ err }, 'no x402 fee payer key: x402 top-ups need X402_FACILITATOR_URL');
-    return null;
-  });
-  if (x402Key && config.localnet) await ensureFeePayerFunded(rpc, x402Key.signer.address, 1_000_000_000n);
-
+/** The games, their one lifecycle, the chain tail and the house: the API plays, the worker settles, the indexer credits. */
+function coreOf(config: Config, logger: Logger, clock: () => Date, storage: Storage, secrets: Secrets, chain: ChainParts, overrides: WiringOverrides): Core {
+  const { stores } = storage;
+  const { operator, aliases } = secrets;
+  const { rpc, requestRpc, setup } = chain;
+  const metrics = createProcessMetrics();
   const rngChains = new RngChains(path.join(config.keysDir, 'rng'));
   const rngValue = (chainId: number, index: number) => rngChains.get(chainId).valueHex(index);
   const ackOf = (bet: AckSource): Ack => signAck({ betPayloadHash: bet.hash, ...bet }, operator.ack.seed);
@@ -310,7 +389,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     maxExposureBps: config.MAX_EXPOSURE_BPS,
     maxWalletExposureBps: config.MAX_WALLET_EXPOSURE_BPS,
   };
-  const links = explorerLinks({ baseUrl: config.EXPLORER_BASE_URL, cluster: config.cluster, rpcUrl: config.PUBLIC_RPC_URL ?? rpcUrl });
+  const links = explorerLinks({ baseUrl: config.EXPLORER_BASE_URL, cluster: config.cluster, rpcUrl: config.PUBLIC_RPC_URL ?? chain.rpcUrl });
 
   const dice = new DiceGame({ bets: stores.bets, rng: stores.rng, ackOf });
   const sweeper = new SweeperGame({
@@ -323,7 +402,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     limits,
     agentLimits: config.agentLimits,
   });
-  const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: agentSealingKey });
+  const agentKeys = new AgentKeys({ store: stores.agents, ledger: stores.ledger, sealingKey: secrets.agentSealingKey });
   const lifecycle = new BetLifecycle({
     bets: stores.bets,
     games: { dice, sweeper },
@@ -341,22 +420,20 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
       maxUnrevealedPerWallet: config.MAX_UNREVEALED_BETS_PER_WALLET,
     },
     observer: metrics.observer,
-    agentKeyOf: (wallet) => agentKeys.publicKeyOf(wallet),
+    // The lifecycle's wallets are the API's signed-in ones (request.wallet, an Address), passed on as strings.
+    agentKeyOf: (wallet) => agentKeys.publicKeyOf(wallet as Address),
   });
-  const agentLimits = new AgentLimits({ store: stores.agents, settings: config.agentLimits, clock });
-  const agents = new AgentArcade({ lifecycle, sweeper, tickets: stores.tickets, bets: stores.bets, keys: agentKeys, limits: agentLimits, clock });
   const tail: TailDeps = {
     rpc,
     ledger: stores.ledger,
     indexer: stores.indexer,
-    ctx: { usdcMint: setup.usdcMint, vaultTokenAccount: setup.vaultTokenAccount, lpMint: setup.lpMint, keeperLpAccount },
+    ctx: { usdcMint: setup.usdcMint, vaultTokenAccount: setup.vaultTokenAccount, lpMint: setup.lpMint, keeperLpAccount: chain.keeperLpAccount },
     commitment: config.INDEXER_COMMITMENT,
     clock,
     aliasOf,
     onReveal: (reveal) => lifecycle.applyWalletReveal(reveal),
   };
-  const workerLogger = logger.child({ role: 'worker' });
-  const houseDeps: HouseDeps = {
+  const house: HouseDeps = {
     ledger: stores.ledger,
     lp: stores.lp,
     rpc: requestRpc,
@@ -365,33 +442,74 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     lpMint: setup.lpMint,
     limits,
     clock,
-    startedAtMs,
+    startedAtMs: chain.startedAtMs,
   };
-  const analytics: AnalyticsReader =
-    overrides.analyticsReader ??
-    new EngineReader({
-      engine: async () => {
-        if (!analyticsEngine) throw new PfwsError('SERVICE_UNAVAILABLE', 'Analytics are not served by this process');
-        return analyticsEngine.get();
-      },
-      clock,
-      cacheMs: config.ANALYTICS_CACHE_MS,
-      bankroll: async () => {
-        try {
-          return { totalValue: microToNumber((await houseState(houseDeps)).nav) };
-        } catch (err) {
-          throw new PfwsError('SERVICE_UNAVAILABLE', 'The house value cannot be read from the chain right now; retry shortly', undefined, { cause: err });
-        }
-      },
-    });
-  const worker: WorkerDeps = {
+  const analytics = overrides.analyticsReader ?? analyticsReaderOf(config, clock, storage.analyticsEngine, house);
+  return {
+    config,
+    logger,
+    clock,
+    redis: storage.redis,
+    keys: storage.keys,
+    stores,
+    replication: storage.replication,
+    rpc,
+    requestRpc,
+    rpcUrl: chain.rpcUrl,
+    setup,
+    operator,
+    faucet: secrets.faucet,
+    rngChains,
+    aliases,
+    saltSecret: secrets.saltSecret,
+    links,
+    limits,
+    dice,
+    sweeper,
+    lifecycle,
+    tail,
+    house,
+    agentKeys,
+    metrics,
+    queueDepths: storage.queueDepths,
+    activitySnapshot: overrides.activitySnapshot ?? ((game) => analytics.activity({ game })),
+    analyticsEngine: storage.analyticsEngine,
+    analytics,
+  };
+}
+
+/** Analytics from this process's own engine, with the house value read from the chain for the bankroll. */
+function analyticsReaderOf(config: Config, clock: () => Date, engine: EngineHolder | null, house: HouseDeps): AnalyticsReader {
+  return new EngineReader({
+    engine: async () => {
+      if (!engine) throw new PfwsError('SERVICE_UNAVAILABLE', 'Analytics are not served by this process');
+      return engine.get();
+    },
+    clock,
+    cacheMs: config.ANALYTICS_CACHE_MS,
+    bankroll: async () => {
+      try {
+        return { totalValue: microToNumber((await houseState(house)).nav) };
+      } catch (err) {
+        throw new PfwsError('SERVICE_UNAVAILABLE', 'The house value cannot be read from the chain right now; retry shortly', undefined, { cause: err });
+      }
+    },
+  });
+}
+
+/** The worker role: anchoring and manifests, RNG heads, deadlines, the keeper, and shipping the journal to analytics. */
+function workerPartsOf(core: Core): WorkerDeps {
+  const { config, logger, clock, stores, operator, replication, rpc, keys } = core;
+  const workerLogger = logger.child({ role: 'worker' });
+  const rngValue = (chainId: number, index: number) => core.rngChains.get(chainId).valueHex(index);
+  return {
     logger,
     heartbeats: stores.heartbeats,
-    ...(analyticsEngine
+    ...(core.analyticsEngine
       ? {
           analytics: {
-            engine: analyticsEngine,
-            stream: JournalStream.of(redis, keys, replication),
+            engine: core.analyticsEngine,
+            stream: JournalStream.of(core.redis, keys, replication),
             lease: stores.shipper.lease,
             archive: { anchors: stores.anchors, manifests: stores.manifests, progress: stores.shipper },
             heartbeats: stores.heartbeats,
@@ -402,22 +520,30 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
       : {}),
     rngHeads: {
       rng: stores.rng,
-      chains: rngChains,
+      chains: core.rngChains,
       rpc,
       anchorKey: operator.anchor,
       logger: workerLogger,
       chainLength: config.RNG_CHAIN_LENGTH,
       rolloverMargin: config.RNG_ROLLOVER_MARGIN,
     },
-    deadlines: { bets: stores.bets, tickets: stores.tickets, lifecycle, tail, clock, logger: workerLogger, ticketIdleMs: config.TICKET_IDLE_MS },
+    deadlines: {
+      bets: stores.bets,
+      tickets: stores.tickets,
+      lifecycle: core.lifecycle,
+      tail: core.tail,
+      clock,
+      logger: workerLogger,
+      ticketIdleMs: config.TICKET_IDLE_MS,
+    },
     anchoring: {
       anchorer: {
         store: stores.anchors,
         rpc,
         anchorKey: operator.anchor,
         rngValue,
-        saltSecret,
-        links,
+        saltSecret: core.saltSecret,
+        links: core.links,
         clock,
         logger: workerLogger,
         maxEntries: config.ANCHOR_MAX_ENTRIES,
@@ -440,9 +566,9 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         lp: stores.lp,
         ledger: stores.ledger,
         rpc,
-        setup,
+        setup: core.setup,
         keeperKey: operator.keeper,
-        limits,
+        limits: core.limits,
         commitment: config.INDEXER_COMMITMENT,
         clock,
         logger: workerLogger,
@@ -453,7 +579,13 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
       logger,
     },
   };
+}
 
+/** The API role: sign-in, the player's and house's reads, withdrawals, x402 top-ups, the MCP agents, readiness. */
+function apiPartsOf(core: Core, secrets: Secrets): ApiParts {
+  const { config, logger, clock, stores, setup, requestRpc, links, tail } = core;
+  const { x402Key } = secrets;
+  const aliasOf = (wallet: string) => core.aliases.of(wallet);
   const network = x402NetworkOf(config.cluster);
   const computeBudget = { maxUnitLimit: config.X402_MAX_CU_LIMIT, maxUnitPriceMicroLamports: BigInt(config.X402_MAX_CU_PRICE_MICROLAMPORTS) };
   const x402 = new X402Payments({
@@ -464,7 +596,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     facilitator: facilitatorFromConfig({
       network,
       url: config.X402_FACILITATOR_URL,
-      rpcUrl,
+      rpcUrl: core.rpcUrl,
       computeBudget,
       feePayer: () => {
         if (!x402Key) throw new Error(`no x402 fee payer key in ${config.keysDir}`);
@@ -495,7 +627,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
   const readiness = new ReadinessChecks()
     .add('redis', redisCheck(stores.heartbeats))
     .add('rpc', rpcCheck(requestRpc))
-    .add('clickhouse', clickhouseCheck(analytics))
+    .add('clickhouse', clickhouseCheck(core.analytics))
     .add('indexer', heartbeatCheck(stores.heartbeats, 'indexer', clock))
     .add('worker', heartbeatCheck(stores.heartbeats, 'worker', clock))
     .add(
@@ -508,51 +640,28 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     )
     .add('anchor', anchorCheck(stores.anchors))
     .add('journal', journalCheck(stores.heartbeats));
-
+  const agentLimits = new AgentLimits({ store: stores.agents, settings: config.agentLimits, clock });
   return {
-    config,
-    logger,
-    clock,
-    redis,
-    keys,
-    stores,
-    replication,
-    rpc,
-    requestRpc,
-    rpcUrl,
-    setup,
-    operator,
-    faucet,
-    rngChains,
-    aliases,
-    saltSecret,
-    challenges: challengeSecret ? new ChallengeMac(challengeSecret) : null,
-    links,
-    limits,
-    dice,
-    sweeper,
-    lifecycle,
-    tail,
+    challenges: new ChallengeMac(requirePart(secrets.challengeSecret, 'the challenge secret (KEYS_DIR/challenge.secret)')),
     player: { ledger: stores.ledger, withdrawals: stores.withdrawals, links, rpc: requestRpc, setup, tail: { ...tail, rpc: requestRpc }, aliasOf },
-    house: houseDeps,
     withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock, rpc: requestRpc, setup, limits: config.withdrawalLimits },
     topUps,
     feePayer,
-    worker,
-    agentKeys,
-    agents,
-    metrics,
+    agents: new AgentArcade({
+      lifecycle: core.lifecycle,
+      sweeper: core.sweeper,
+      tickets: stores.tickets,
+      bets: stores.bets,
+      keys: core.agentKeys,
+      limits: agentLimits,
+      clock,
+    }),
     readiness,
-    queueDepths,
-    activitySnapshot: overrides.activitySnapshot ?? ((game) => analytics.activity({ game })),
-    analyticsEngine,
-    analytics,
-    close,
   };
 }
 
 /** The activity stream of one API process: its own subscriber connection, made when the first client comes. */
-export function activityStreamOf(w: Wiring): ActivityStream {
+export function activityStreamOf(w: Core): ActivityStream {
   const store = new LivePlayStore(w.redis, w.keys, w.config.redis);
   return new ActivityStream({
     journal: store,
@@ -567,20 +676,21 @@ export function activityStreamOf(w: Wiring): ActivityStream {
   });
 }
 
-const requirePart = <T>(part: T | null, what: string): T => {
+function requirePart<T>(part: T | null, what: string): T {
   if (part === null) throw new Error(`${what} is not loaded in this process, which does not run the api role`);
   return part;
-};
+}
 
 /** The parts the API role takes. */
 export function apiDepsOf(w: Wiring): ApiDeps {
   const { config, stores } = w;
+  const api = requirePart(w.api, "the api role's parts");
   return {
     config,
     logger: w.logger,
     clock: w.clock,
     auth: stores.auth,
-    challenges: requirePart(w.challenges, 'the challenge secret (KEYS_DIR/challenge.secret)'),
+    challenges: api.challenges,
     bets: stores.bets,
     anchors: stores.anchors,
     manifests: stores.manifests,
@@ -588,10 +698,10 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     lifecycle: w.lifecycle,
     dice: w.dice,
     sweeper: w.sweeper,
-    player: w.player,
+    player: api.player,
     house: w.house,
-    withdrawals: w.withdrawals,
-    topUps: w.topUps,
+    withdrawals: api.withdrawals,
+    topUps: api.topUps,
     chain: {
       cluster: config.cluster,
       rpcUrl: config.PUBLIC_RPC_URL ?? w.rpcUrl,
@@ -616,12 +726,12 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     faucet: w.faucet ? { key: w.faucet, rpc: w.requestRpc, setup: w.setup } : null,
     activityStream: activityStreamOf(w),
     agentKeys: w.agentKeys,
-    agents: w.agents,
+    agents: api.agents,
     analytics: w.analytics,
     rateLimitStore: { redis: w.redis, nameSpace: w.keys.rateLimit() },
     replication: w.replication,
     ops: {
-      readiness: w.readiness,
+      readiness: api.readiness,
       metrics: w.metrics,
       scrape: processScrape(w.metrics.registry),
       service: createServiceMetrics({
@@ -633,7 +743,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
         rpc: w.requestRpc,
         commitment: config.INDEXER_COMMITMENT,
         clock: w.clock,
-        feePayer: w.feePayer,
+        feePayer: api.feePayer,
       }),
     },
   };

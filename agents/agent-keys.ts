@@ -10,6 +10,7 @@ import { fromBase64, fromHex, toBase58, toBase64, utf8 } from '../protocol/encod
 import { signBytes, signText } from '../protocol/signatures.ts';
 import type { AgentStore } from '../store/agents.ts';
 import type { LedgerStore } from '../store/ledger.ts';
+import type { Address, Base58Key } from '../protocol/address.ts';
 
 const SEALED_VERSION = 1;
 /** Decrypted keys kept in memory: a wallet's key never changes once made, so a cached one is never stale. */
@@ -17,7 +18,7 @@ const CACHE_SIZE = 10_000;
 
 /** A wallet's agent key, able to sign what the lifecycle asks a session key to sign. */
 export interface AgentKey {
-  sessionPubkey: string;
+  sessionPubkey: Base58Key;
   /** The commit signature: Ed25519 over the 32 raw bytes of betPayloadHash, base64. */
   signHash(betPayloadHashHex: string): string;
   /** The reveal signature: Ed25519 over the UTF-8 bytes of `ack.revealMessage`, base64. */
@@ -26,7 +27,7 @@ export interface AgentKey {
 
 /** Whether the wallet's setup memo authorized the agent key, and what the wallet owner does about it. */
 export interface AgentKeyStatus {
-  sessionPubkey: string;
+  sessionPubkey: Base58Key;
   authorized: boolean;
   /** `not_authorized` until a setup memo names the key; `revoked` after a revoke memo (a later setup re-authorizes it). */
   status: 'not_authorized' | 'active' | 'revoked';
@@ -34,7 +35,7 @@ export interface AgentKeyStatus {
 
 interface Sealed {
   v: number;
-  sessionPubkey: string;
+  sessionPubkey: Base58Key;
   iv: string;
   tag: string;
   seed: string;
@@ -51,9 +52,9 @@ export interface AgentKeysDeps {
 const aadOf = (wallet: string, sessionPubkey: string) => utf8(`pfws:agent-key:v${SEALED_VERSION}:${wallet}:${sessionPubkey}`);
 
 export class AgentKeys {
-  readonly #cache = new Map<string, AgentKey>();
+  readonly #cache = new Map<Address, AgentKey>();
   /** Public keys read without opening the seed; like the keys themselves, never stale once made. */
-  readonly #publicKeys = new Map<string, string>();
+  readonly #publicKeys = new Map<Address, Base58Key>();
 
   readonly #sealingKey: Uint8Array | null;
 
@@ -68,12 +69,12 @@ export class AgentKeys {
   }
 
   /** The wallet's agent key, made and stored (sealed) on first use. */
-  async key(wallet: string): Promise<AgentKey> {
+  async key(wallet: Address): Promise<AgentKey> {
     const cached = this.#cache.get(wallet);
     if (cached) return cached;
     const sealed = (await this.deps.store.sealedKey(wallet)) ?? (await this.deps.store.saveSealedKey(wallet, this.#seal(wallet, randomBytes(32))));
     const key = this.#open(wallet, sealed);
-    if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string);
+    if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as Address);
     this.#cache.set(wallet, key);
     return key;
   }
@@ -82,27 +83,27 @@ export class AgentKeys {
    * The public key of the wallet's agent key, or null before one is made; never makes one. A key exists before its
    * public key is shown to anyone, so a request naming it always finds it.
    */
-  async publicKeyOf(wallet: string): Promise<string | null> {
+  async publicKeyOf(wallet: Address): Promise<Base58Key | null> {
     const known = this.#cache.get(wallet)?.sessionPubkey ?? this.#publicKeys.get(wallet);
     if (known) return known;
     const sealed = await this.deps.store.sealedKey(wallet);
     if (sealed === null) return null;
     const { sessionPubkey } = JSON.parse(sealed) as Sealed;
-    if (this.#publicKeys.size >= CACHE_SIZE) this.#publicKeys.delete(this.#publicKeys.keys().next().value as string);
+    if (this.#publicKeys.size >= CACHE_SIZE) this.#publicKeys.delete(this.#publicKeys.keys().next().value as Address);
     this.#publicKeys.set(wallet, sessionPubkey);
     return sessionPubkey;
   }
 
   /** The agent key's public key and whether the wallet authorized it on-chain; makes the key on first call. */
-  async status(wallet: string): Promise<AgentKeyStatus> {
+  async status(wallet: Address): Promise<AgentKeyStatus> {
     const { sessionPubkey } = await this.key(wallet);
     const state = await this.deps.ledger.sessionKey(wallet, sessionPubkey);
     const status = state === null ? 'not_authorized' : state.status;
     return { sessionPubkey, authorized: status === 'active', status };
   }
 
-  #seal(wallet: string, seed: Uint8Array): string {
-    const sessionPubkey = toBase58(ed25519PublicKey(seed));
+  #seal(wallet: Address, seed: Uint8Array): string {
+    const sessionPubkey = toBase58(ed25519PublicKey(seed)) as Base58Key;
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     cipher.setAAD(aadOf(wallet, sessionPubkey));
@@ -112,7 +113,7 @@ export class AgentKeys {
   }
 
   /** @throws when the record was not sealed for this wallet under this service's key, or was altered */
-  #open(wallet: string, text: string): AgentKey {
+  #open(wallet: Address, text: string): AgentKey {
     const sealed = JSON.parse(text) as Sealed;
     if (sealed.v !== SEALED_VERSION) throw new Error(`agent key of ${wallet}: unknown sealed format ${String(sealed.v)}`);
     const decipher = createDecipheriv('aes-256-gcm', this.#key, fromBase64(sealed.iv, 12));

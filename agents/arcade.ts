@@ -20,6 +20,7 @@ import { ticketView, type SweeperGame } from '../games/sweeper.ts';
 import type { AgentKey, AgentKeys, AgentKeyStatus } from './agent-keys.ts';
 import type { AgentLimits } from './limits.ts';
 import { WalletQueue } from './wallet-queue.ts';
+import type { Address } from '../protocol/address.ts';
 
 /** How often a play is prepared again when another commit of the wallet took its bet nonce first. */
 const STALE_NONCE_RETRIES = 8;
@@ -98,7 +99,7 @@ export class AgentArcade {
   constructor(readonly deps: AgentArcadeDeps) {}
 
   /** Everything an agent needs to decide its next call, with the next steps spelled out. */
-  async state(wallet: string) {
+  async state(wallet: Address) {
     const { bets, tickets, keys, limits } = this.deps;
     const [agentKey, player, limitsView, activeId, dice, sweeper] = await Promise.all([
       keys.status(wallet),
@@ -130,7 +131,7 @@ export class AgentArcade {
   }
 
   /** One Dice bet: prepare, sign, commit, store the seed for recovery, sign the reveal message, reveal. */
-  async playDice(wallet: string, input: DicePlayInput) {
+  async playDice(wallet: Address, input: DicePlayInput) {
     const stake = parseWager(input.betAmount, 'betAmount');
     await this.deps.limits.check(wallet, stake);
     const key = await this.deps.keys.key(wallet);
@@ -150,7 +151,7 @@ export class AgentArcade {
   }
 
   /** Opens a Sweeper ticket with the agent key; its stake counts against the window now. */
-  async openTicket(wallet: string, input: { betAmount: unknown; mode: unknown }) {
+  async openTicket(wallet: Address, input: { betAmount: unknown; mode: unknown }) {
     const stake = parseWager(input.betAmount, 'betAmount');
     const { limits, keys, sweeper, lifecycle } = this.deps;
     await limits.check(wallet, stake);
@@ -162,18 +163,18 @@ export class AgentArcade {
   }
 
   /** A choice on the next row of the agent's open ticket. */
-  async choose(wallet: string, input: { column: unknown; clientSeed?: string | undefined }) {
+  async choose(wallet: Address, input: { column: unknown; clientSeed?: string | undefined }) {
     const ticket = await this.#agentTicket(wallet);
     return this.#sweeperTurn(wallet, { ticketId: ticket.id, row: ticket.rowsWon, choiceColumn: input.column, turn: 'choice' }, input.clientSeed);
   }
 
   /** Cashes the agent's open ticket out at its current payout (at least one cleared row). */
-  async cashout(wallet: string, input: { clientSeed?: string | undefined }) {
+  async cashout(wallet: Address, input: { clientSeed?: string | undefined }) {
     const ticket = await this.#agentTicket(wallet);
     return this.#sweeperTurn(wallet, { ticketId: ticket.id, turn: 'cashout' }, input.clientSeed);
   }
 
-  async #sweeperTurn(wallet: string, input: Record<string, unknown>, clientSeed: string | undefined) {
+  async #sweeperTurn(wallet: Address, input: Record<string, unknown>, clientSeed: string | undefined) {
     const key = await this.deps.keys.key(wallet);
     const turn = await this.#play('sweeper', wallet, key, input, clientSeed);
     const reply = turn.settled as {
@@ -198,7 +199,7 @@ export class AgentArcade {
   }
 
   /** The wallet's running ticket, which must be one the agent opened. */
-  async #agentTicket(wallet: string): Promise<TicketRecord> {
+  async #agentTicket(wallet: Address): Promise<TicketRecord> {
     const id = await this.deps.tickets.activeTicketId(wallet);
     const ticket = id ? await this.deps.tickets.get(id) : null;
     if (!ticket) throw gameRejected('No active Sweeper ticket: open one with sweeper_open', 'no_active_ticket');
@@ -216,7 +217,7 @@ export class AgentArcade {
    * beat to the nonce is prepared again. The seed goes to the recovery store before the reveal, so a crash in
    * between still settles the bet with it.
    */
-  async #play(game: GameName, wallet: string, key: AgentKey, input: Record<string, unknown>, clientSeed: string | undefined) {
+  async #play(game: GameName, wallet: Address, key: AgentKey, input: Record<string, unknown>, clientSeed: string | undefined) {
     const { lifecycle } = this.deps;
     const seed = seedOf(clientSeed);
     await this.#finishCutShort(wallet, key);
@@ -253,7 +254,7 @@ export class AgentArcade {
    * with the seed kept in the recovery store, so a bet settles now rather than at its deadline and a ticket is not
    * left waiting on its turn. Best effort: what cannot be finished now settles at the deadline as always.
    */
-  async #finishCutShort(wallet: string, key: AgentKey): Promise<void> {
+  async #finishCutShort(wallet: Address, key: AgentKey): Promise<void> {
     const { bets, lifecycle, clock } = this.deps;
     const hashes = await bets.pendingBets(wallet);
     for (const hash of hashes) {
@@ -272,7 +273,7 @@ export class AgentArcade {
   }
 
   /** Runs a play, turning the ledger's refusals that concern the agent into answers an agent can act on. */
-  async #asAgent<T>(wallet: string, key: AgentKey, play: () => Promise<T>): Promise<T> {
+  async #asAgent<T>(wallet: Address, key: AgentKey, play: () => Promise<T>): Promise<T> {
     try {
       return await play();
     } catch (err) {

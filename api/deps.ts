@@ -30,6 +30,7 @@ import type { ReadinessChecks } from './readiness.ts';
 import type { ActivityStream } from '../analytics/activity-stream.ts';
 import type { AnalyticsReader } from '../analytics/reader.ts';
 import type { ReplicationBarrier } from '../store/replication.ts';
+import type { Base58Key } from '../protocol/address.ts';
 
 /** The chain objects and operator public keys clients and verifiers start from. */
 export interface ChainInfo {
@@ -37,8 +38,8 @@ export interface ChainInfo {
   /** The RPC URL published to clients. */
   rpcUrl: string;
   setup: ChainSetup;
-  ackPublicKey: string;
-  anchorPublicKey: string;
+  ackPublicKey: Base58Key;
+  anchorPublicKey: Base58Key;
   explorerBaseUrl: string;
 }
 

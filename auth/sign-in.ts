@@ -1,6 +1,7 @@
 // Wallet sign-in: a Sign-In With Solana style challenge (stateless, MAC'd, single use, short-lived), then a bearer token.
 import type { Config } from '../config/env.ts';
-import { fromBase58, utf8 } from '../protocol/encoding.ts';
+import { utf8 } from '../protocol/encoding.ts';
+import { isAddress } from '../protocol/address.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { verifyBase64Signature } from '../protocol/signatures.ts';
 import type { AuthStore } from '../store/auth.ts';
@@ -19,15 +20,6 @@ export interface SignInDeps {
   publicUrl: () => string;
 }
 
-export function isWalletAddress(value: string): boolean {
-  try {
-    fromBase58(value, 32);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The token of an `Authorization: Bearer <token>` header, or null. */
 export function bearerToken(authorization: string | undefined): string | null {
   return /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? null;
@@ -36,7 +28,7 @@ export function bearerToken(authorization: string | undefined): string | null {
 /** A challenge: nothing is stored, so a stranger asking for more of them for a wallet voids none of its own. */
 export async function issueChallenge(deps: SignInDeps, wallet: string) {
   if (wallet === '') throw new PfwsError('MISSING_WALLET', 'The wallet query parameter is required');
-  if (!isWalletAddress(wallet)) throw new PfwsError('INVALID_WALLET_ADDRESS', 'wallet is not a valid Solana public key');
+  if (!isAddress(wallet)) throw new PfwsError('INVALID_WALLET_ADDRESS', 'wallet is not a valid Solana public key');
   const issued = deps.clock();
   const expires = new Date(issued.getTime() + deps.config.CHALLENGE_TTL_MS);
   const fields = { url: deps.publicUrl(), wallet, cluster: deps.config.cluster, issuedAt: issued.toISOString(), expiresAt: expires.toISOString() };
@@ -46,7 +38,7 @@ export async function issueChallenge(deps: SignInDeps, wallet: string) {
 
 export async function openSession(deps: SignInDeps, body: { walletAddress: string; message: string; signature: string }) {
   const { walletAddress, message, signature } = body;
-  if (!isWalletAddress(walletAddress)) throw new PfwsError('INVALID_WALLET_ADDRESS', 'walletAddress is not a valid Solana public key');
+  if (!isAddress(walletAddress)) throw new PfwsError('INVALID_WALLET_ADDRESS', 'walletAddress is not a valid Solana public key');
   const reject = (why: string) => new PfwsError('WALLET_SESSION_REJECTED', why);
   const challenge = deps.challenges.verify(message, walletAddress);
   if (!challenge) throw reject('The message is not a challenge this service issued to this wallet; fetch a new one');

@@ -37,7 +37,7 @@ export function assertSessionPubkey(value: string): void {
   if (!ok) throw new PfwsError('INVALID_REQUEST', 'sessionPubkey must be a base58 Ed25519 public key that is not of small order');
 }
 
-export async function playerStatus(deps: Pick<PlayerDeps, 'ledger' | 'aliasOf' | 'withdrawals' | 'links'>, wallet: string) {
+export async function playerStatus(deps: Pick<PlayerDeps, 'ledger' | 'aliasOf' | 'withdrawals' | 'links'>, wallet: Address) {
   const [player, keys, withdrawals] = await Promise.all([deps.ledger.player(wallet), deps.ledger.sessionKeys(wallet), withdrawalsOf(deps, wallet)]);
   return {
     walletAddress: wallet,
@@ -76,7 +76,7 @@ const wire = (built: { transaction: string; lastValidBlockHeight: bigint }, memo
  * larger than the wallet's USDC is refused here (GAME_INPUT_REJECTED, `details.reason: "insufficient_wallet_balance"`)
  * rather than built into a transaction the chain would fail.
  */
-export async function setupTransaction(deps: PlayerDeps, wallet: string, input: { amount?: unknown; sessionPubkey: string }) {
+export async function setupTransaction(deps: PlayerDeps, wallet: Address, input: { amount?: unknown; sessionPubkey: string }) {
   let amount: bigint;
   try {
     amount = input.amount === undefined ? 0n : parseNonNegativeAmount(input.amount);
@@ -101,7 +101,7 @@ export async function setupTransaction(deps: PlayerDeps, wallet: string, input: 
   return wire(built, setupMemo(owner, input.sessionPubkey));
 }
 
-export async function revokeTransaction(deps: PlayerDeps, wallet: string, sessionPubkey: string) {
+export async function revokeTransaction(deps: PlayerDeps, wallet: Address, sessionPubkey: string) {
   assertSessionPubkey(sessionPubkey);
   const owner: Address = address(wallet);
   const built = await buildRevokeTransaction(deps.rpc, owner, sessionPubkey);
@@ -110,7 +110,7 @@ export async function revokeTransaction(deps: PlayerDeps, wallet: string, sessio
 }
 
 /** Applies the wallet's confirmed transactions now, exactly as the indexer would. */
-export async function syncPlayer(deps: PlayerDeps, wallet: string) {
+export async function syncPlayer(deps: PlayerDeps, wallet: Address) {
   const applied = await tailAddress(deps.tail, wallet);
   return { applied, status: await playerStatus(deps, wallet) };
 }

@@ -4,6 +4,7 @@ import { PfwsError } from '../protocol/errors.ts';
 import { buildLiabilityTree, stateSalt, type LiabilityTree } from '../protocol/liabilities.ts';
 import { encodeStateProof } from '../protocol/state-tree.ts';
 import type { AnchorStore } from '../store/anchor-store.ts';
+import type { Address } from '../protocol/address.ts';
 
 export interface StateProofDeps {
   anchors: AnchorStore;
@@ -27,7 +28,7 @@ export class StateProofs {
     return this.#cached.tree;
   }
 
-  async proofOf(wallet: string) {
+  async proofOf(wallet: Address) {
     const commit = await this.deps.anchors.latestCommit();
     if (!commit) throw new PfwsError('NOT_FOUND', 'No state root has been committed yet');
     const epoch = commit.entryCount;

@@ -8,6 +8,7 @@ import type { ChainItem, LedgerStore } from '../store/ledger.ts';
 import type { Classification, CreditingContext, RawTransaction, WalletReveal } from './crediting.ts';
 import { classifyLpRedeems, type LpContext } from './lp-crediting.ts';
 import { classifyWithX402 } from './x402-crediting.ts';
+import type { Address } from '../protocol/address.ts';
 
 /** What the rules read a transaction against: the USDC mint and vault, the LP mint and the keeper's LP account. */
 export type TailContext = CreditingContext & LpContext;
@@ -61,7 +62,7 @@ export async function applyTransaction(deps: TailDeps, signature: Signature): Pr
 }
 
 /** Marks a wallet as recently active, so the indexer also tails its memo-only transactions. */
-export async function watchWallet(deps: Pick<TailDeps, 'indexer' | 'clock'>, wallet: string): Promise<void> {
+export async function watchWallet(deps: Pick<TailDeps, 'indexer' | 'clock'>, wallet: Address): Promise<void> {
   await deps.indexer.watchWallet(wallet, deps.clock().getTime());
 }
 

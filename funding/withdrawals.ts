@@ -10,6 +10,7 @@ import { gameRejected, PfwsError, rejectionError } from '../protocol/errors.ts';
 import type { ExplorerLinks } from '../protocol/explorer.ts';
 import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
 import type { WithdrawalRecord, WithdrawalStore } from '../store/withdrawals.ts';
+import type { Address } from '../protocol/address.ts';
 
 export interface WithdrawalDeps {
   withdrawals: WithdrawalStore;
@@ -57,7 +58,7 @@ const NO_ACCOUNT_MESSAGE = {
  *   malformed Idempotency-Key, or one reused with another amount: `details.reason: "idempotency_key_reused"`),
  *   GAME_INPUT_REJECTED `insufficient_balance`, `pending_withdrawal_limit`, `no_token_account` or `token_account_frozen`
  */
-export async function requestWithdrawal(deps: WithdrawalDeps, wallet: string, amountInput: unknown, idempotencyKey: string | undefined) {
+export async function requestWithdrawal(deps: WithdrawalDeps, wallet: Address, amountInput: unknown, idempotencyKey: string | undefined) {
   let amount: bigint;
   try {
     amount = parseAmount(amountInput);
@@ -132,6 +133,6 @@ async function viewOf(deps: Pick<WithdrawalDeps, 'withdrawals' | 'links'>, id: s
 }
 
 /** A wallet's withdrawals for `player/status`, newest first: pending, sent and finalized, with signatures and links. */
-export async function withdrawalsOf(deps: Pick<WithdrawalDeps, 'withdrawals' | 'links'>, wallet: string, limit = 50) {
+export async function withdrawalsOf(deps: Pick<WithdrawalDeps, 'withdrawals' | 'links'>, wallet: Address, limit = 50) {
   return (await deps.withdrawals.ofWallet(wallet, limit)).map((w) => withdrawalView(w, deps.links));
 }

@@ -7,6 +7,7 @@ import { gameRejected, PfwsError } from '../protocol/errors.ts';
 import { lpDepositMemo, lpRedeemMemo } from '../protocol/memo.ts';
 import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
 import { houseState, lpSharesOf, type HouseDeps } from './view.ts';
+import type { Address } from '../protocol/address.ts';
 
 function parsePositive(value: unknown, field: string, code: 'INVALID_BET_AMOUNT' | 'INVALID_REQUEST'): bigint {
   try {
@@ -32,7 +33,7 @@ const wire = (built: { transaction: string; lastValidBlockHeight: bigint }, memo
  * `POST /api/protocol/v1/house/lp-deposit-transaction { amount }`: the unsigned deposit (the wallet pays the fee).
  * @throws {PfwsError} INVALID_BET_AMOUNT, GAME_INPUT_REJECTED `lp_flows_stopped`
  */
-export async function lpDepositTransaction(deps: HouseDeps, wallet: string, amountInput: unknown) {
+export async function lpDepositTransaction(deps: HouseDeps, wallet: Address, amountInput: unknown) {
   const amount = parsePositive(amountInput, 'amount', 'INVALID_BET_AMOUNT');
   await assertFlowsOpen(deps);
   const owner = address(wallet);
@@ -44,7 +45,7 @@ export async function lpDepositTransaction(deps: HouseDeps, wallet: string, amou
  * decimals, like USDC.
  * @throws {PfwsError} INVALID_REQUEST (bad shares), GAME_INPUT_REJECTED `insufficient_shares` or `lp_flows_stopped`
  */
-export async function lpRedeemTransaction(deps: HouseDeps, wallet: string, sharesInput: unknown) {
+export async function lpRedeemTransaction(deps: HouseDeps, wallet: Address, sharesInput: unknown) {
   const shares = parsePositive(sharesInput, 'shares', 'INVALID_REQUEST');
   const held = await lpSharesOf(deps, wallet);
   if (shares > held) throw gameRejected(`The wallet holds ${microToNumber(held)} LP shares`, 'insufficient_shares', { shares: microToNumber(held) });

@@ -75,7 +75,7 @@ export async function houseView(deps: HouseDeps) {
 }
 
 /** A wallet's LP tokens, read from its LP token account on-chain (shares are SPL tokens and can move). */
-export async function lpSharesOf(deps: Pick<HouseDeps, 'rpc' | 'lpMint'>, wallet: string): Promise<bigint> {
+export async function lpSharesOf(deps: Pick<HouseDeps, 'rpc' | 'lpMint'>, wallet: Address): Promise<bigint> {
   const lpAccount = await ataOf(address(wallet), deps.lpMint);
   return deps.rpc
     .getTokenAccountBalance(lpAccount)
@@ -84,7 +84,7 @@ export async function lpSharesOf(deps: Pick<HouseDeps, 'rpc' | 'lpMint'>, wallet
     .catch(() => 0n);
 }
 
-export async function housePosition(deps: HouseDeps, wallet: string) {
+export async function housePosition(deps: HouseDeps, wallet: Address) {
   const [shares, ledgerPosition, state] = await Promise.all([lpSharesOf(deps, wallet), deps.lp.position(wallet), houseState(deps)]);
   const { supply, nav } = state;
   const view = positionView({ shares, principal: ledgerPosition.principal }, supply, nav);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import { ed25519PublicKey } from '../protocol/crypto.ts';
 import { concatBytes, toBase58 } from '../protocol/encoding.ts';
+import { isBase58Key, type Base58Key } from '../protocol/address.ts';
 
 export const OPERATOR_ROLES = ['ack', 'anchor', 'keeper'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number] | 'faucet' | 'x402';
@@ -12,7 +13,7 @@ export type OperatorRole = (typeof OPERATOR_ROLES)[number] | 'faucet' | 'x402';
 export interface OperatorKey {
   /** 32-byte Ed25519 seed, used by the protocol's signers. */
   seed: Uint8Array;
-  publicKey: string;
+  publicKey: Base58Key;
   signer: KeyPairSigner;
 }
 
@@ -24,11 +25,11 @@ async function fromBytes(bytes: Uint8Array, file: string): Promise<OperatorKey> 
   if (bytes.length !== 64) throw new Error(`${file} is not a 64-byte keypair`);
   const seed = bytes.slice(0, 32);
   if (toBase58(ed25519PublicKey(seed)) !== toBase58(bytes.slice(32))) throw new Error(`${file}: public key does not match`);
-  return { seed, publicKey: toBase58(bytes.slice(32)), signer: await createKeyPairSignerFromBytes(bytes) };
+  return { seed, publicKey: toBase58(bytes.slice(32)) as Base58Key, signer: await createKeyPairSignerFromBytes(bytes) };
 }
 
 /** A key whose secret lives on another host: using the secret fails loudly, the public key works. */
-function publicOnly(role: OperatorRole, publicKey: string): OperatorKey {
+function publicOnly(role: OperatorRole, publicKey: Base58Key): OperatorKey {
   const missing = (): never => {
     throw new Error(`the ${role} key's secret is not on this host (only ${role}.pub in KEYS_DIR)`);
   };
@@ -53,7 +54,7 @@ export async function loadOperatorKey(dir: string, role: OperatorRole, create: b
   const pub = path.join(dir, `${role}.pub`);
   if (!existsSync(file) && existsSync(pub)) {
     const publicKey = readFileSync(pub, 'utf8').trim();
-    if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(publicKey)) throw new Error(`${pub} must hold a base58 public key`);
+    if (!isBase58Key(publicKey)) throw new Error(`${pub} must hold a base58 public key of 32 bytes`);
     return publicOnly(role, publicKey);
   }
   if (!existsSync(file)) {

@@ -14,6 +14,7 @@ import type { PaymentStore } from '../store/payments.ts';
 import { applySignature, type TailDeps } from '../funding/tail.ts';
 import { X402Error, type X402Payments } from './x402.ts';
 import type { FeePayerWatch } from './fee-payer.ts';
+import type { Address } from '../protocol/address.ts';
 
 /** The body of a 402: the REST envelope with `accepts` and `x402Version` at the top level (and the resource offered). */
 export interface X402Offer {
@@ -102,7 +103,7 @@ export class TopUps {
    * The payment a top-up of `amountMicro` by `wallet` needs: the 402 body. Every offer carries a fresh memo nonce.
    * @throws {PfwsError} INVALID_BET_AMOUNT (not positive, or below the minimum), X402_CONFIG_ERROR
    */
-  async offer(wallet: string, amountMicro: bigint): Promise<X402Offer> {
+  async offer(wallet: Address, amountMicro: bigint): Promise<X402Offer> {
     this.#checkAmount(amountMicro);
     try {
       const offer = await this.deps.x402.offer({ amount: amountMicro, wallet, resourceUrl: this.deps.resourceUrl });
@@ -126,7 +127,7 @@ export class TopUps {
    *   X402_CONFIG_ERROR (500). Nothing is credited on any of them, except `settlement_pending`: the money is on-chain
    *   (`details.transaction`) and the indexer credits it, so the client must not pay again.
    */
-  async pay(wallet: string, amountMicro: bigint, paymentHeader: string): Promise<TopUpResult> {
+  async pay(wallet: Address, amountMicro: bigint, paymentHeader: string): Promise<TopUpResult> {
     this.#checkAmount(amountMicro);
     if (paymentHeader.trim() === '') throw paymentRequiredError(await this.offer(wallet, amountMicro));
     let signature: string;
@@ -165,7 +166,7 @@ export class TopUps {
   }
 
   /** Applies the settled transaction once it is readable; false when it did not become readable in time. */
-  async #credit(signature: string, wallet: string, amount: bigint): Promise<boolean> {
+  async #credit(signature: string, wallet: Address, amount: bigint): Promise<boolean> {
     const deadline = Date.now() + (this.deps.creditWaitMs ?? 60_000);
     for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
       const result = await applySignature(this.deps.tail, signature as Signature);
@@ -180,7 +181,7 @@ export class TopUps {
   }
 
   /** The client-facing error of a refused payment; a 402 carries a fresh offer so the client can pay again. */
-  async #refusal(err: X402Error, wallet: string, amount: bigint): Promise<PfwsError> {
+  async #refusal(err: X402Error, wallet: Address, amount: bigint): Promise<PfwsError> {
     const details = { reason: err.reason, ...err.details };
     if (err.code === 'X402_CONFIG_ERROR') return new PfwsError('X402_CONFIG_ERROR', CONFIG_MESSAGE, { reason: err.reason }, { cause: err });
     if (err.code === 'X402_PAYER_MISMATCH') return new PfwsError(err.code, err.message, details, { cause: err });

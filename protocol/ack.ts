@@ -2,6 +2,7 @@
 import { jcsSha256Hex } from './jcs.ts';
 import { ackMessage, revealMessageOf, signText, verifyBase64Signature } from './signatures.ts';
 import { utf8 } from './encoding.ts';
+import type { Hex32 } from './hex32.ts';
 
 export interface AckBody {
   betPayloadHash: string;
@@ -13,7 +14,7 @@ export interface AckBody {
 }
 
 export interface Ack extends AckBody {
-  ackHash: string;
+  ackHash: Hex32;
   operatorSignature: string;
   revealMessage: string;
 }

@@ -1,5 +1,6 @@
 // The canonical bet payload a session key signs (design §4); it names the public alias, never the wallet.
 import { jcsSha256Hex } from './jcs.ts';
+import type { Hex32 } from './hex32.ts';
 import type { DiceDirection } from './dice.ts';
 import type { SweeperMode } from './sweeper.ts';
 
@@ -30,4 +31,4 @@ export type SweeperBetPayload = BetPayloadBase & { game: 'sweeper'; params: Swee
 export type BetPayload = DiceBetPayload | SweeperBetPayload;
 
 /** betPayloadHash = sha256(JCS(betPayload)), hex. */
-export const betPayloadHashOf = (payload: BetPayload): string => jcsSha256Hex(payload);
+export const betPayloadHashOf = (payload: BetPayload): Hex32 => jcsSha256Hex(payload);

@@ -1,7 +1,8 @@
 // RFC 8785 canonical JSON and the hashes defined over it.
 import canonicalizeImport from 'canonicalize';
 import { sha256 } from './crypto.ts';
-import { toHex, utf8 } from './encoding.ts';
+import { utf8 } from './encoding.ts';
+import { toHex32, type Hex32 } from './hex32.ts';
 
 const canonicalizeFn = canonicalizeImport as unknown as (value: unknown) => string | undefined;
 
@@ -17,4 +18,4 @@ export function canonicalize(value: unknown): string {
 }
 
 /** sha256 of the JCS bytes, lowercase hex. */
-export const jcsSha256Hex = (value: unknown): string => toHex(sha256(utf8(canonicalize(value))));
+export const jcsSha256Hex = (value: unknown): Hex32 => toHex32(sha256(utf8(canonicalize(value))));

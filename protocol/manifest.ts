@@ -11,7 +11,8 @@
  */
 import { canonicalize, jcsSha256Hex } from './jcs.ts';
 import { leafHash, rootFromLeafHashes } from './merkle.ts';
-import { isHex, toHex, utf8 } from './encoding.ts';
+import { isHex, utf8 } from './encoding.ts';
+import { toHex32, type Hex32 } from './hex32.ts';
 import { manifestMessage, signText, verifyBase64Signature } from './signatures.ts';
 
 /** Format version carried in every manifest. */
@@ -52,7 +53,7 @@ export interface Manifest extends ManifestBody {
  * @throws {TypeError} when the event has no canonical JSON form
  * @example eventLeafHex({ id: '1-0', seq: 1, type: 'bet_settled', at: '…', data: {} })
  */
-export const eventLeafHex = (event: JournalEvent): string => toHex(eventLeaf(event));
+export const eventLeafHex = (event: JournalEvent): Hex32 => toHex32(eventLeaf(event));
 
 const eventLeaf = (event: JournalEvent): Uint8Array => leafHash(utf8(canonicalize(publicEvent(event))));
 
@@ -64,7 +65,7 @@ const publicEvent = (e: JournalEvent): JournalEvent => ({ id: e.id, seq: e.seq, 
  * @throws {TypeError} when an event has no canonical JSON form
  * @example eventRootHex(events)
  */
-export const eventRootHex = (events: readonly JournalEvent[]): string => toHex(rootFromLeafHashes(events.map(eventLeaf)));
+export const eventRootHex = (events: readonly JournalEvent[]): Hex32 => toHex32(rootFromLeafHashes(events.map(eventLeaf)));
 
 /** The hashed fields of a manifest, in a fresh object (extra properties dropped). */
 export function manifestBodyOf(m: ManifestBody): ManifestBody {
@@ -76,7 +77,7 @@ export function manifestBodyOf(m: ManifestBody): ManifestBody {
  * `manifestHash`: sha256 of the JCS of the body, hex.
  * @example manifestHashOf(body) // 64 hex chars
  */
-export const manifestHashOf = (body: ManifestBody): string => jcsSha256Hex(manifestBodyOf(body));
+export const manifestHashOf = (body: ManifestBody): Hex32 => jcsSha256Hex(manifestBodyOf(body));
 
 /**
  * Builds the unsigned body over `events`, which must be non-empty and in journal order.

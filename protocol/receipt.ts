@@ -2,7 +2,8 @@
 // The per-game receipts are built in dice-receipt.ts and sweeper-receipt.ts, by the service and the verifier alike.
 import { canonicalize } from './jcs.ts';
 import { leafHash } from './merkle.ts';
-import { toHex, utf8 } from './encoding.ts';
+import { utf8 } from './encoding.ts';
+import { toHex32, type Hex32 } from './hex32.ts';
 import { microToNumber } from './money.ts';
 
 export const RECEIPT_VERSION = 1;
@@ -63,13 +64,13 @@ export const pendingAnchor = (betLogEntryHash: string): ReceiptAnchor => ({
 export const betLogEntryJson = (entry: unknown): string => canonicalize(entry);
 
 /** The bet-log leaf of an entry's JCS text, `sha256(0x00 ‖ text)`, hex. */
-export const betLogLeafHexOfJson = (entryJson: string): string => toHex(leafHash(utf8(entryJson)));
+export const betLogLeafHexOfJson = (entryJson: string): Hex32 => toHex32(leafHash(utf8(entryJson)));
 
 /**
  * The bet-log leaf of an entry, `sha256(0x00 ‖ JCS(entry))`, hex.
  * @throws {TypeError} when the entry has no canonical JSON form
  */
-export const betLogLeafHex = (entry: unknown): string => betLogLeafHexOfJson(betLogEntryJson(entry));
+export const betLogLeafHex = (entry: unknown): Hex32 => betLogLeafHexOfJson(betLogEntryJson(entry));
 
 /** The fields every receipt opens with, in their order: ids, game, the public alias, source and amounts. */
 export function receiptHead(o: {

@@ -1,6 +1,7 @@
 // Operator RNG hash chain: s_{i-1} = sha256(s_i); the head s_0 is committed on-chain, s_i is bet i's randomness.
 import { sha256 } from './crypto.ts';
-import { bytesEqual, fromHex, isHex, toHex } from './encoding.ts';
+import { bytesEqual, fromHex, isHex } from './encoding.ts';
+import { toHex32, type Hex32 } from './hex32.ts';
 
 export const RNG_VALUE_BYTES = 32;
 
@@ -29,7 +30,7 @@ export interface RngChainOptions {
 export class RngChain {
   readonly length: number;
   readonly head: Uint8Array;
-  readonly headHex: string;
+  readonly headHex: Hex32;
   readonly #interval: number;
   // #checkpoints[k] = s_{k * interval}, plus s_N at the end.
   readonly #checkpoints: Uint8Array[] = [];
@@ -63,7 +64,7 @@ export class RngChain {
     }
     this.#checkpoints = checkpoints;
     this.head = checkpoints[0] as Uint8Array;
-    this.headHex = toHex(this.head);
+    this.headHex = toHex32(this.head);
     this.#secret = secret;
   }
 
@@ -83,8 +84,8 @@ export class RngChain {
     return this.#checkpoints;
   }
 
-  valueHex(i: number): string {
-    return toHex(this.value(i));
+  valueHex(i: number): Hex32 {
+    return toHex32(this.value(i));
   }
 
   #loadSegment(start: number): void {

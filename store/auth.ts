@@ -5,9 +5,11 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { createRedis, type RedisAddress } from './redis.ts';
 import type { Scripts } from './scripts.ts';
+import type { Address } from '../protocol/address.ts';
 
 export interface TokenRecord {
-  wallet: string;
+  /** Parsed at sign-in, before the token was made: a stored record holds a checked address. */
+  wallet: Address;
   expiresAtMs: number;
 }
 
@@ -90,13 +92,13 @@ export class AuthStore {
    * The wallet of a bearer header whose token this process resolved lately; no I/O. Only for keying rate limits:
    * authentication always goes through {@link resolveToken}.
    */
-  knownWallet(authorization: string | undefined): string | null {
+  knownWallet(authorization: string | undefined): Address | null {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
     return token ? (this.#tokens.get(hashToken(token))?.record.wallet ?? null) : null;
   }
 
   /** The token's wallet, or null when it is unknown, revoked or expired at `nowMs`. */
-  async resolveToken(token: string, nowMs: number): Promise<string | null> {
+  async resolveToken(token: string, nowMs: number): Promise<Address | null> {
     const id = hashToken(token);
     const cached = this.#tokens.get(id);
     let record = cached && this.#now() - cached.cachedAtMs < this.#ttlMs ? cached.record : undefined;

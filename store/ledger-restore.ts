@@ -5,6 +5,7 @@ import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
 import type { CommitRecord } from './anchor-store.ts';
 import { replayArg, type JournalRecord } from './journal-records.ts';
+import type { Address } from '../protocol/address.ts';
 
 /** A committed bet as commit_bet.lua records it; amounts in micro-USDC. */
 export interface RestoredBet {
@@ -88,8 +89,9 @@ export class LedgerRestore {
   }
 
   /** Every wallet the ledger has seen (a deposit, a key). */
-  wallets(): Promise<string[]> {
-    return this.redis.smembers(this.keys.wallets());
+  /** Every wallet the ledger holds; each was parsed before it was first written. */
+  wallets(): Promise<Address[]> {
+    return this.redis.smembers(this.keys.wallets()) as Promise<Address[]>;
   }
 
   /** What the wallets' running Sweeper tickets have banked above their stakes (the house's `banked`, summed over them). */

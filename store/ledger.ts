@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
 import { replayArg, type JournalRecord } from './journal-records.ts';
+import type { Address, Base58Key } from '../protocol/address.ts';
 
 export interface PlayerState {
   balance: bigint;
@@ -77,7 +78,7 @@ export class LedgerStore {
     readonly scripts: Scripts,
   ) {}
 
-  async player(wallet: string): Promise<PlayerState> {
+  async player(wallet: Address): Promise<PlayerState> {
     const r = await this.redis.hmget(
       this.keys.player(wallet),
       'balance',
@@ -105,12 +106,12 @@ export class LedgerStore {
     };
   }
 
-  async sessionKeys(wallet: string): Promise<Record<string, SessionKeyState>> {
+  async sessionKeys(wallet: Address): Promise<Record<string, SessionKeyState>> {
     const raw = await this.redis.hgetall(this.keys.sessionKeys(wallet));
     return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, JSON.parse(v) as SessionKeyState]));
   }
 
-  async sessionKey(wallet: string, sessionPubkey: string): Promise<SessionKeyState | null> {
+  async sessionKey(wallet: Address, sessionPubkey: Base58Key): Promise<SessionKeyState | null> {
     const raw = await this.redis.hget(this.keys.sessionKeys(wallet), sessionPubkey);
     return raw ? (JSON.parse(raw) as SessionKeyState) : null;
   }

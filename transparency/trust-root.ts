@@ -6,14 +6,15 @@ import { checkpointOrigin } from '../protocol/checkpoint.ts';
 import { MEMO_PROGRAM_ID } from '../protocol/memo.ts';
 import { TRUST_ROOT_VERSION, type TrustRoot } from '../protocol/trust-root.ts';
 import type { TransparencyStore } from '../store/transparency.ts';
+import type { Base58Key } from '../protocol/address.ts';
 
 export interface TrustRootDeps {
   store: TransparencyStore;
   rpc: SolanaRpc;
   setup: ChainSetup;
   cluster: string;
-  ackPublicKey: string;
-  anchorPublicKey: string;
+  ackPublicKey: Base58Key;
+  anchorPublicKey: Base58Key;
   publicBaseUrl: string | undefined;
   clock: () => Date;
 }

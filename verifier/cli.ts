@@ -21,6 +21,7 @@ import { EXIT, exitCodeOf, formatJson, formatText, summarize } from './format.ts
 import { installCrypto } from './crypto.ts';
 import { UsageError } from './trust.ts';
 import { saveState, stateFileOf } from './state.ts';
+import { isAddress } from '../protocol/address.ts';
 
 export const USAGE = `Usage: pfws-verify <command> [options]
 
@@ -119,6 +120,8 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
       sinceMs = Date.parse(values.since);
       if (!Number.isFinite(sinceMs)) throw new UsageError(`--since must be a time (ISO 8601), got ${JSON.stringify(values.since)}`);
     }
+    const { wallet } = values;
+    if (wallet !== undefined && !isAddress(wallet)) throw new UsageError(`--wallet must be a base58 Solana address, got ${JSON.stringify(wallet)}`);
     const workers = values.workers === undefined ? 'auto' : intOption(values.workers, 'workers', 0, 256, 0);
     const intervalMs = intOption(values.interval, 'interval', 1, 86_400, 30) * 1000;
     const polls = values.once ? 1 : intOption(values.polls, 'polls', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
@@ -177,7 +180,7 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
           ...(await stateProofCommand(ctx, {
             ...(values.token ? { token: values.token } : {}),
             ...(values.file ? { file: values.file } : {}),
-            ...(values.wallet ? { wallet: values.wallet } : {}),
+            ...(wallet ? { wallet } : {}),
           })),
         ];
     }

@@ -8,6 +8,7 @@ import { toHex } from '../protocol/encoding.ts';
 import { keyAt, type TrustRootKey } from '../protocol/trust-root.ts';
 import { NodeMemo } from '../protocol/verify/proofs.ts';
 import type { Check } from '../protocol/verify/report.ts';
+import type { CheckName } from '../protocol/verify/check-names.ts';
 import { inspectReceipt, type ReceiptInspection } from '../protocol/verify/receipt.ts';
 import type { AnchorClaim } from '../protocol/verify/anchor.ts';
 
@@ -135,13 +136,13 @@ export function unpackInspection(result: BundleResult, i: number): ReceiptInspec
   const [subject, receiptId, checks, leafHex, anchor, betLogIndex, links, uses, keys] = p;
   const rngLinks: ReceiptInspection['rngLinks'] = [];
   for (let k = 0; k < links.length; k += 4)
-    rngLinks.push({ check: links[k] as string, head: links[k + 1] as string, index: links[k + 2] as number, value: links[k + 3] as string });
+    rngLinks.push({ check: links[k] as CheckName, head: links[k + 1] as string, index: links[k + 2] as number, value: links[k + 3] as string });
   const rngUses: ReceiptInspection['rngUses'] = [];
   for (let k = 0; k < uses.length; k += 2) rngUses.push({ head: uses[k] as string, index: uses[k + 1] as number });
   const sessionKeys: ReceiptInspection['sessionKeys'] = [];
   for (let k = 0; k < keys.length; k += 4)
     sessionKeys.push({
-      check: keys[k] as string,
+      check: keys[k] as CheckName,
       sessionPubkey: keys[k + 1] as string,
       betPayloadHash: keys[k + 2] as string,
       committedAt: keys[k + 3] as string,

@@ -5,7 +5,13 @@ import type { VerifierContext } from './context.ts';
 import { auditRun } from './run.ts';
 import { exitCodeOf, EXIT } from './format.ts';
 import { loadState, saveState } from './state.ts';
-import { verdictOf } from '../protocol/verify/report.ts';
+import { verdictOf, type Verdict } from '../protocol/verify/report.ts';
+import type { CheckName } from '../protocol/verify/check-names.ts';
+
+/** One JSON line: a finding under a check's name (`poll` when the poll itself failed), or a poll's summary. */
+export type MonitorLine =
+  | { type: 'violation' | 'unchecked'; check: CheckName | 'poll'; subject?: string; reason?: string | undefined; at: string }
+  | { type: 'poll'; verdict: Verdict; size: number; fromSize: number; newEntries: number; ms: number; at: string };
 
 export interface MonitorOptions {
   apiUrl: string;
@@ -13,7 +19,7 @@ export interface MonitorOptions {
   intervalMs: number;
   /** Stop after this many polls (`--once` is 1). */
   polls: number;
-  line(json: Record<string, unknown>): void;
+  line(json: MonitorLine): void;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

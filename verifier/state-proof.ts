@@ -6,9 +6,10 @@ import { isRecord } from '../protocol/verify/turn.ts';
 import type { VerifierContext } from './context.ts';
 import { FetchError } from './http.ts';
 import { UsageError } from './trust.ts';
+import type { Address } from '../protocol/address.ts';
 
 /** From a saved response (`--file`, with `--wallet`) or fetched with a bearer token (`--token`). */
-export async function stateProofCommand(ctx: VerifierContext, options: { token?: string; file?: string; wallet?: string }): Promise<Report[]> {
+export async function stateProofCommand(ctx: VerifierContext, options: { token?: string; file?: string; wallet?: Address }): Promise<Report[]> {
   let body: unknown;
   if (options.file) {
     try {

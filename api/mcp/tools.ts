@@ -16,6 +16,7 @@ import { PfwsError } from '../../protocol/errors.ts';
 import type { BetStore } from '../../store/bets.ts';
 import type { ReplicationBarrier } from '../../store/replication.ts';
 import { paymentError, toolError, toolResult } from './envelopes.ts';
+import type { Address } from '../../protocol/address.ts';
 
 /** What the tools read and call. */
 export interface McpParts {
@@ -77,7 +78,7 @@ const money = (n: unknown) => `${String(n)} USDC`;
 /** Built once: each server would otherwise compile a fresh Ajv instance, and a server lives for one request. */
 const validator = new AjvJsonSchemaValidator();
 
-export function agentServer(parts: McpParts, wallet: string, log: FastifyBaseLogger): McpServer {
+export function agentServer(parts: McpParts, wallet: Address, log: FastifyBaseLogger): McpServer {
   const server = new McpServer({ name: 'pfws', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
   const { agents } = parts;
 

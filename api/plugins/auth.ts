@@ -5,19 +5,21 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PfwsError } from '../../protocol/errors.ts';
 import { bearerToken } from '../../auth/sign-in.ts';
 import type { RevocationFeed } from '../../store/auth.ts';
+import type { Address } from '../../protocol/address.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     requireWallet: (request: FastifyRequest) => Promise<void>;
   }
   interface FastifyRequest {
-    wallet: string;
+    /** The signed-in wallet; set by `requireWallet` only. */
+    wallet: Address;
   }
 }
 
 export default fp(
   async (app: FastifyInstance) => {
-    app.decorateRequest('wallet', '');
+    app.decorateRequest('wallet', '' as Address);
     app.decorate('requireWallet', async (request: FastifyRequest) => {
       const token = bearerToken(request.headers.authorization);
       if (!token) throw new PfwsError('WALLET_SESSION_REQUIRED', 'A bearer token is required: GET /api/wallet/challenge, then POST /api/wallet/session');

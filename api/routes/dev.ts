@@ -2,13 +2,12 @@
 import { isChainUnavailable } from '../../chain/rpc.ts';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { address } from '@solana/kit';
+import { isAddress } from '../../protocol/address.ts';
 import { PfwsError } from '../../protocol/errors.ts';
 import { responses } from '../../schemas/common.ts';
 import { FaucetBody, FaucetResult } from '../../schemas/player.ts';
 import { AmountError, microToNumber, parseNonNegativeAmount } from '../../protocol/money.ts';
 import { fundFromFaucet } from '../../chain/genesis.ts';
-import { isWalletAddress } from '../../auth/sign-in.ts';
 
 const MAX_FAUCET_USDC = 1_000_000_000_000n;
 
@@ -22,7 +21,7 @@ export default async function devRoutes(fastify: FastifyInstance) {
     { schema: { tags: ['dev'], summary: 'localnet only: airdrop SOL and mint dev USDC', body: FaucetBody, response: responses({ 200: FaucetResult }) } },
     async (request) => {
       const { wallet } = request.body;
-      if (!isWalletAddress(wallet)) throw new PfwsError('INVALID_WALLET_ADDRESS', 'wallet is not a valid Solana public key');
+      if (!isAddress(wallet)) throw new PfwsError('INVALID_WALLET_ADDRESS', 'wallet is not a valid Solana public key');
       let usdc: bigint;
       try {
         usdc = parseNonNegativeAmount(request.body.usdc ?? 1000);
@@ -36,7 +35,7 @@ export default async function devRoutes(fastify: FastifyInstance) {
       if (sol !== 0 && sol < 0.001) throw new PfwsError('INVALID_REQUEST', 'sol: 0, or at least 0.001');
       let result: Awaited<ReturnType<typeof fundFromFaucet>>;
       try {
-        result = await fundFromFaucet(faucet.rpc, faucet.setup, faucet.key, address(wallet), usdc, BigInt(Math.round(sol * 1e9)));
+        result = await fundFromFaucet(faucet.rpc, faucet.setup, faucet.key, wallet, usdc, BigInt(Math.round(sol * 1e9)));
       } catch (err) {
         // An RPC that did not answer is a 503 (retry), not the chain refusing the request.
         if (isChainUnavailable(err)) throw err;

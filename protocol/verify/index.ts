@@ -1,4 +1,5 @@
 // The independent verifier's pure core: takes fetched public data, returns structured check results.
+export * from './check-names.ts';
 export * from './report.ts';
 export * from './bounds.ts';
 export * from './chain.ts';

@@ -10,6 +10,7 @@
  */
 import type { CompactRange } from '../compact-range.ts';
 import { fromHex, toHex } from '../encoding.ts';
+import type { CheckName } from './check-names.ts';
 import { Checks, Tally, type Check, type Report } from './report.ts';
 import { chainChecks, receiptReport, type ReceiptContext, type ReceiptInspection } from './receipt.ts';
 import { checkSessionKey, type SessionKeyLookup } from './session-key.ts';
@@ -50,11 +51,11 @@ export interface AuditEntry {
 
 // `turn[3].commitment` and `commitment` count as one check across receipts. Names are few and repeat on
 // every receipt: each is stripped once.
-const baseNames = new Map<string, string>();
-const baseName = (name: string): string => {
+const baseNames = new Map<CheckName, CheckName>();
+const baseName = (name: CheckName): CheckName => {
   let base = baseNames.get(name);
   if (base === undefined) {
-    base = name.replace(/^turn\[\d+\]\./, '');
+    base = name.replace(/^turn\[\d+\]\./, '') as CheckName;
     if (baseNames.size < 4096) baseNames.set(name, base);
   }
   return base;
@@ -70,7 +71,7 @@ export class LogAudit {
   readonly #roots = new Tally('commit-roots');
   readonly #unique = new Tally('rng-index-unique');
   readonly #receipts = new Tally('receipts');
-  readonly #byName = new Map<string, { pass: number; fail: string[]; error: string[] }>();
+  readonly #byName = new Map<CheckName, { pass: number; fail: string[]; error: string[] }>();
   /** Check lists with no failure, and how many receipts had each (see #tallyReceipt). */
   readonly #cleanLists = new Map<readonly Check[], number>();
   readonly #failed: Report[] = [];
@@ -192,7 +193,7 @@ export class LogAudit {
     return bad;
   }
 
-  #countsOf(name: string): { pass: number; fail: string[]; error: string[] } {
+  #countsOf(name: CheckName): { pass: number; fail: string[]; error: string[] } {
     const base = baseName(name);
     let counts = this.#byName.get(base);
     if (!counts) {

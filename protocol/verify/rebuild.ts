@@ -4,6 +4,7 @@
  * difference is reported under the check its field belongs to.
  * @module
  */
+import type { CheckName } from './check-names.ts';
 import type { Checks } from './report.ts';
 
 const MAX_SHOWN = 5;
@@ -48,7 +49,9 @@ function walk(got: unknown, want: unknown, path: (string | number)[], out: strin
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const CATEGORIES: [string, RegExp][] = [
+type RebuiltCheck = Extract<CheckName, 'bet-log-entry' | 'outcome' | 'payout' | 'receipt-fields'>;
+
+const CATEGORIES: [RebuiltCheck, RegExp][] = [
   ['bet-log-entry', /^verifierPayload\.betLogEntry\b/],
   ['outcome', /^(status|closedBy|result\.(roll|rollDisplay|won|status|outcome|rowsWon|resultColumns))\b/],
   ['payout', /^(betAmount|payout|profit|result\.(payout|payoutMicro|profit|multiplierBps))\b/],
@@ -62,7 +65,7 @@ export function compareRebuilt(checks: Checks, served: Record<string, unknown>, 
   const { anchor: _a, ...got } = served;
   const { anchor: _b, ...want } = rebuilt;
   const diffs = jsonDifferences(got, want);
-  const byCheck = new Map<string, string[]>([
+  const byCheck = new Map<RebuiltCheck, string[]>([
     ['bet-log-entry', []],
     ['outcome', []],
     ['payout', []],
@@ -72,7 +75,7 @@ export function compareRebuilt(checks: Checks, served: Record<string, unknown>, 
     const check = CATEGORIES.find(([, re]) => re.test(d))?.[0] ?? 'receipt-fields';
     byCheck.get(check)!.push(d);
   }
-  const what: Record<string, string> = {
+  const what: Record<RebuiltCheck, string> = {
     'bet-log-entry': 'the bet-log entry is not the one rebuilt from the verified bet',
     outcome: 'the recorded outcome differs from the recomputed one',
     payout: 'the recorded amounts differ from the recomputed ones',

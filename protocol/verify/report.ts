@@ -1,11 +1,13 @@
 // Structured verification results: every check passes, fails with a reason (a violation), could not be
 // done (`error`: data missing or unreachable), or is skipped with a reason.
 
+import type { CheckName } from './check-names.ts';
+
 export type CheckStatus = 'pass' | 'fail' | 'error' | 'skip';
 
 /** One named check; `reason` says why it failed or was skipped. */
 export interface Check {
-  name: string;
+  name: CheckName;
   status: CheckStatus;
   reason?: string;
 }
@@ -22,25 +24,25 @@ export interface Report {
 export class Checks {
   readonly list: Check[] = [];
 
-  pass(name: string): void {
+  pass(name: CheckName): void {
     this.list.push({ name, status: 'pass' });
   }
 
-  fail(name: string, reason: string): void {
+  fail(name: CheckName, reason: string): void {
     this.list.push({ name, status: 'fail', reason });
   }
 
-  skip(name: string, reason: string): void {
+  skip(name: CheckName, reason: string): void {
     this.list.push({ name, status: 'skip', reason });
   }
 
   /** The check could not be done: the data it needs is missing or unreachable. */
-  error(name: string, reason: string): void {
+  error(name: CheckName, reason: string): void {
     this.list.push({ name, status: 'error', reason });
   }
 
   /** Records `result`: true or `{ ok: true }` passes; otherwise fails with the given or returned reason. */
-  add(name: string, result: boolean | { ok: true } | { ok: false; reason: string }, reason = 'check failed'): boolean {
+  add(name: CheckName, result: boolean | { ok: true } | { ok: false; reason: string }, reason = 'check failed'): boolean {
     const ok = typeof result === 'boolean' ? result : result.ok;
     if (ok) this.pass(name);
     else this.fail(name, typeof result === 'object' && !result.ok ? result.reason : reason);
@@ -78,7 +80,7 @@ export class Tally {
   readonly #errors: string[] = [];
   #items = 0;
 
-  constructor(readonly name: string) {}
+  constructor(readonly name: CheckName) {}
 
   /** Counts an item; a string is its failure reason. */
   item(failure?: string | null): void {

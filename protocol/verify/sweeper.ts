@@ -50,7 +50,7 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
   // A ticket that expired before its first turn has no signed payload: its alias is only the receipt's.
   let player: unknown = vp.turns.length === 0 ? receipt.player : undefined;
   for (let k = 0; k < vp.turns.length; k++) {
-    const prefix = `turn[${k}].`;
+    const prefix = `turn[${k}].` as const;
     const t = vp.turns[k];
     if (!isRecord(t)) {
       checks.fail(`${prefix}payload-hash`, 'the turn is not an object');

@@ -10,6 +10,7 @@ import { betPayloadHashOf, PROTOCOL_ID, type BetPayload } from '../bet-payload.t
 import { verifyCommitment } from '../commitment.ts';
 import { isHex, utf8 } from '../encoding.ts';
 import { verifyBase64Signature, verifySessionSignature } from '../signatures.ts';
+import type { CheckName, TurnCheckName, TurnPrefix } from './check-names.ts';
 import type { Checks } from './report.ts';
 import { isBoundedInt, isField, MAX_RNG_INDEX } from './bounds.ts';
 
@@ -33,7 +34,7 @@ export interface TurnContext {
 
 /** A reveal to link to a chain head committed on-chain, under the check named `check`. */
 export interface RngLinkRequest {
-  check: string;
+  check: CheckName;
   head: string;
   index: number;
   value: string;
@@ -41,7 +42,7 @@ export interface RngLinkRequest {
 
 /** A bet committed with a session key: the key must have been authorized on-chain before `committedAt`. */
 export interface SessionKeyUse {
-  check: string;
+  check: CheckName;
   sessionPubkey: string;
   betPayloadHash: string;
   committedAt: string;
@@ -80,8 +81,8 @@ const ackKeyAt = (key: AckKey, committedAt: string): string => (typeof key === '
  * go on (a failure is recorded).
  * @param settledAt when the bet was settled, to check that a forfeit waited for the reveal deadline
  */
-export function checkTurn(turn: TurnProof, ctx: TurnContext, checks: Checks, prefix: string, settledAt: unknown): TurnFacts | null {
-  const name = (n: string) => `${prefix}${n}`;
+export function checkTurn(turn: TurnProof, ctx: TurnContext, checks: Checks, prefix: TurnPrefix, settledAt: unknown): TurnFacts | null {
+  const name = (n: TurnCheckName): CheckName => `${prefix}${n}`;
   const { betPayload, betPayloadHash, ack } = turn;
   if (!isRecord(betPayload) || !isHex(betPayloadHash, 32)) {
     checks.fail(name('payload-hash'), 'betPayload or betPayloadHash is missing');

@@ -119,7 +119,7 @@ afterAll(async () => {
 describe('a worker killed while committing', () => {
   it('before sending: the stored transaction is sent on restart, once', async () => {
     await play(2);
-    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: crashAt('beforeSend') });
+    const crashing = new Anchorer(svc.wiring.worker!.anchoring.anchorer, { hooks: crashAt('beforeSend') });
     await expect(crashing.run()).rejects.toThrow(Crash);
     const pending = (await crashing.store.pending()) as PendingCommit;
     expect(pending.entryCount).toBe(2);
@@ -127,7 +127,7 @@ describe('a worker killed while committing', () => {
     expect(await crashing.store.committedSize()).toBe(0);
     expect(await assertSound()).toEqual({ anchored: 0, pending: 2 });
 
-    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(2);
+    expect(await new Anchorer(svc.wiring.worker!.anchoring.anchorer).run()).toBe(2);
     expect(await crashing.store.pending()).toBeNull();
     const commits = await onChainCommits();
     expect(commits.filter((c) => c.entryCount === 2)).toEqual([{ entryCount: 2, text: pending.memo, signature: pending.signature }]);
@@ -137,7 +137,7 @@ describe('a worker killed while committing', () => {
   it('after sending, before confirming: reconciled from the chain, never sent again', async () => {
     await play(2);
     const sent: string[] = [];
-    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, {
+    const crashing = new Anchorer(svc.wiring.worker!.anchoring.anchorer, {
       hooks: { afterSend: async (p) => Promise.reject(new Crash(sent.push(p.signature).toString())) },
     });
     await expect(crashing.run()).rejects.toThrow(Crash);
@@ -146,7 +146,7 @@ describe('a worker killed while committing', () => {
     expect(await assertSound()).toEqual({ anchored: 2, pending: 2 });
 
     const sends: string[] = [];
-    const restarted = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } });
+    const restarted = new Anchorer(svc.wiring.worker!.anchoring.anchorer, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } });
     expect(await restarted.run()).toBe(4);
     expect(sends).toEqual([]);
     const record = await restarted.store.commitAt(4);
@@ -157,11 +157,11 @@ describe('a worker killed while committing', () => {
 
   it('after confirming, before recording it: the landing is found and recorded', async () => {
     await play(1);
-    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: crashAt('beforeFinalize') });
+    const crashing = new Anchorer(svc.wiring.worker!.anchoring.anchorer, { hooks: crashAt('beforeFinalize') });
     await expect(crashing.run()).rejects.toThrow(Crash);
     expect(await crashing.store.committedSize()).toBe(4);
     expect(await assertSound()).toEqual({ anchored: 4, pending: 1 });
-    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(5);
+    expect(await new Anchorer(svc.wiring.worker!.anchoring.anchorer).run()).toBe(5);
     expect((await onChainCommits()).filter((c) => c.entryCount === 5)).toHaveLength(1);
     expect(await assertSound()).toEqual({ anchored: 5, pending: 0 });
   });
@@ -169,7 +169,7 @@ describe('a worker killed while committing', () => {
   it('while filling receipts: the fill resumes from its cursor', async () => {
     await play(3);
     let batches = 0;
-    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, {
+    const crashing = new Anchorer(svc.wiring.worker!.anchoring.anchorer, {
       fillBatch: 1,
       hooks: { afterFillBatch: async () => (++batches === 1 ? Promise.reject(new Crash('fill')) : undefined) },
     });
@@ -177,14 +177,14 @@ describe('a worker killed while committing', () => {
     expect(await crashing.store.committedSize()).toBe(8);
     expect(await crashing.store.filledSize()).toBe(6);
     expect(await assertSound()).toEqual({ anchored: 6, pending: 2 });
-    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer, { fillBatch: 1 }).run()).toBe(8);
+    expect(await new Anchorer(svc.wiring.worker!.anchoring.anchorer, { fillBatch: 1 }).run()).toBe(8);
     expect(await crashing.store.filledSize()).toBe(8);
     expect(await assertSound()).toEqual({ anchored: 8, pending: 0 });
   });
 
   it('re-signs the same memo only once the stored transaction can no longer land', async () => {
     await play(1);
-    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: crashAt('beforeSend') });
+    const crashing = new Anchorer(svc.wiring.worker!.anchoring.anchorer, { hooks: crashAt('beforeSend') });
     await expect(crashing.run()).rejects.toThrow(Crash);
     const pending = (await crashing.store.pending()) as PendingCommit;
     // As if the blockhash had expired while the worker was down (and a newer one exists, a slot later).
@@ -197,7 +197,7 @@ describe('a worker killed while committing', () => {
       },
     );
     await svc.wiring.redis.hset(svc.wiring.keys.anchorPending(), 'json', JSON.stringify({ ...pending, lastValidBlockHeight: '0' }));
-    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(9);
+    expect(await new Anchorer(svc.wiring.worker!.anchoring.anchorer).run()).toBe(9);
     const record = await crashing.store.commitAt(9);
     expect(record?.signature).not.toBe(pending.signature);
     expect(record?.memo).toBe(pending.memo);
@@ -209,7 +209,7 @@ describe('a worker killed while committing', () => {
   it("finds a landed commit in the anchor key's history even when its signature was not recorded", async () => {
     await play(1);
     const landed: string[] = [];
-    const crashing = new Anchorer(svc.wiring.worker.anchoring.anchorer, {
+    const crashing = new Anchorer(svc.wiring.worker!.anchoring.anchorer, {
       hooks: { afterSend: async (p) => Promise.reject(new Crash(landed.push(p.signature).toString())) },
     });
     await expect(crashing.run()).rejects.toThrow(Crash);
@@ -218,7 +218,7 @@ describe('a worker killed while committing', () => {
     const unknown = base58.encode(randomBytes(64));
     await svc.wiring.redis.hset(svc.wiring.keys.anchorPending(), 'json', JSON.stringify({ ...pending, signature: unknown, signatures: [unknown] }));
     const sends: string[] = [];
-    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } }).run()).toBe(10);
+    expect(await new Anchorer(svc.wiring.worker!.anchoring.anchorer, { hooks: { beforeSend: async (p) => void sends.push(p.signature) } }).run()).toBe(10);
     expect(sends).toEqual([]);
     expect((await crashing.store.commitAt(10))?.signature).toBe(landed[0]);
     expect(await assertSound()).toEqual({ anchored: 10, pending: 0 });
@@ -232,28 +232,28 @@ describe('a worker killed while committing', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const anchorer = new Anchorer({ ...svc.wiring.worker.anchoring.anchorer, rpc: flaky });
+    const anchorer = new Anchorer({ ...svc.wiring.worker!.anchoring.anchorer, rpc: flaky });
     await expect(anchorer.run()).rejects.toThrow('503 from the RPC');
     expect(await anchorer.store.pending()).toBeNull();
-    expect(await new Anchorer(svc.wiring.worker.anchoring.anchorer).run()).toBe(11);
+    expect(await new Anchorer(svc.wiring.worker!.anchoring.anchorer).run()).toBe(11);
     expect(await assertSound()).toEqual({ anchored: 11, pending: 0 });
   });
 });
 
 describe('manifests across a crash', () => {
   it('re-signs exactly the drafted manifest after a crash, and never two on one predecessor', async () => {
-    await new ManifestBuilder(svc.wiring.worker.anchoring.manifests).run();
+    await new ManifestBuilder(svc.wiring.worker!.anchoring.manifests).run();
     const before = (await http('GET', `${svc.api}/protocol/v1/journal/manifest/latest`)).body.manifest;
     await play(1);
-    const crashing = new ManifestBuilder(svc.wiring.worker.anchoring.manifests, { afterDraft: async () => Promise.reject(new Crash('draft')) });
+    const crashing = new ManifestBuilder(svc.wiring.worker!.anchoring.manifests, { afterDraft: async () => Promise.reject(new Crash('draft')) });
     await expect(crashing.run()).rejects.toThrow(Crash);
     const { draft } = await crashing.store.state();
     expect(draft?.body.previousManifestHash).toBe(before.manifestHash);
     await play(1);
-    const manifest = await new ManifestBuilder(svc.wiring.worker.anchoring.manifests).run();
+    const manifest = await new ManifestBuilder(svc.wiring.worker!.anchoring.manifests).run();
     expect(manifest).toMatchObject({ previousManifestHash: before.manifestHash, lastEventId: draft!.body.lastEventId, eventRoot: draft!.body.eventRoot });
     expect(verifyManifest(manifest, config.operatorPublicKey!)).toEqual({ ok: true });
-    const next = await new ManifestBuilder(svc.wiring.worker.anchoring.manifests).run();
+    const next = await new ManifestBuilder(svc.wiring.worker!.anchoring.manifests).run();
     expect(next?.previousManifestHash).toBe(manifest!.manifestHash);
     const records = Object.values(await svc.wiring.redis.hgetall(svc.wiring.keys.manifests())).map((r) => JSON.parse(r).manifest);
     const predecessors = records.map((m) => m.previousManifestHash);
@@ -268,7 +268,7 @@ describe('the BullMQ processors', () => {
     // then one fresh job meets the failures alone.
     await queues[0]!.drain(true);
     while ((await queues[0]!.getActiveCount()) > 0) await new Promise((r) => setTimeout(r, 50));
-    const deps = svc.wiring.worker.anchoring.anchorer;
+    const deps = svc.wiring.worker!.anchoring.anchorer;
     const real = deps.rpc;
     let failures = 0;
     deps.rpc = new Proxy(real, {

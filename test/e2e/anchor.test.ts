@@ -101,7 +101,7 @@ beforeAll(async () => {
   expect([c1.status, c2.status]).toEqual([200, 200]);
   svc.clock.offsetMs = 24 * 3_600_000 + 1_000;
   try {
-    await settleDueBets(svc.wiring.worker.deadlines);
+    await settleDueBets(svc.wiring.worker!.deadlines);
   } finally {
     svc.clock.offsetMs = 0;
   }

@@ -364,7 +364,7 @@ describe('recovery and deadlines', () => {
     expect(c2.status).toBe(200);
     svc.clock.offsetMs = 24 * 3_600_000 + 1_000;
     try {
-      await settleDueBets(svc.wiring.worker.deadlines);
+      await settleDueBets(svc.wiring.worker!.deadlines);
     } finally {
       svc.clock.offsetMs = 0;
     }

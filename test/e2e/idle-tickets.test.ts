@@ -87,7 +87,7 @@ describe('an idle Sweeper ticket', () => {
 
     // Not yet idle: nothing closes.
     svc.clock.offsetMs = IDLE_MS - 60_000;
-    expect(await closeIdleTickets(svc.wiring.worker.deadlines)).toBe(0);
+    expect(await closeIdleTickets(svc.wiring.worker!.deadlines)).toBe(0);
     expect((await ticketOf(p, ticketId)).status).toBe('running');
 
     const ticket = await idleOut(p, ticketId);
@@ -141,7 +141,7 @@ describe('an idle Sweeper ticket', () => {
     expect((await svc.wiring.stores.ledger.player(p.address)).exposure).toBe(sweeperPayout(1_000_000n, 'easy', 1) - 1_000_000n);
 
     svc.clock.offsetMs = IDLE_MS + 1_000;
-    expect(await closeIdleTickets(svc.wiring.worker.deadlines)).toBe(0);
+    expect(await closeIdleTickets(svc.wiring.worker!.deadlines)).toBe(0);
     expect((await ticketOf(p, ticketId)).status).toBe('running');
     expect(await svc.wiring.redis.zscore(svc.wiring.keys.idleTickets(), ticketId)).toBeNull();
 
@@ -152,7 +152,7 @@ describe('an idle Sweeper ticket', () => {
     const house = await svc.wiring.stores.ledger.house();
     expect([house.exposure, house.banked]).toEqual([0n, sweeperPayout(1_000_000n, 'easy', 1) - 1_000_000n]);
     expect(Number(await svc.wiring.redis.zscore(svc.wiring.keys.idleTickets(), ticketId))).toBeGreaterThan(Date.now() + IDLE_MS);
-    expect(await closeIdleTickets(svc.wiring.worker.deadlines)).toBe(0);
+    expect(await closeIdleTickets(svc.wiring.worker!.deadlines)).toBe(0);
     svc.clock.offsetMs = 2 * IDLE_MS + 2_000;
     await vi.waitFor(async () => expect(await ticketOf(p, ticketId)).toMatchObject({ status: 'settled', outcome: 'cashed_out', closedBy: 'idle' }), {
       timeout: 15_000,

@@ -203,7 +203,7 @@ describe('redemptions while free liquidity is short', () => {
     // A cannot be paid now; B could, but waits behind A.
     p = await pool();
     expect(redemptionValue(sharesA, p.supply, p.nav)).toBeGreaterThan(p.nav - (p.exposure * 10_000n) / 2_500n);
-    expect(await new Keeper(svc.wiring.worker.keeper.keeper).fixLp()).toBe(0);
+    expect(await new Keeper(svc.wiring.worker!.keeper.keeper).fixLp()).toBe(0);
     expect(await queue()).toEqual([jobA, jobB]);
     expect([await tokenOf(a.address, 'usdcMint'), await tokenOf(b.address, 'usdcMint')]).toEqual([usdcA, usdcB]);
 

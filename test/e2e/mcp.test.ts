@@ -450,7 +450,7 @@ describe('agent limits', () => {
     const { lifecycle } = svc.wiring;
     const key = await svc.wiring.agentKeys.key(player.address);
     expect(key.sessionPubkey).toBe(agentKey);
-    for (let i = 0; i < 19; i++) await svc.wiring.agents.playDice(player.address, { betAmount: 0.05, target: 50, direction: 'under' });
+    for (let i = 0; i < 19; i++) await svc.wiring.api!.agents.playDice(player.address, { betAmount: 0.05, target: 50, direction: 'under' });
     // A bet prepared while 0.05 of the cap remains ...
     const seed = seedHex(0x5e);
     const prepared = await lifecycle.prepare(
@@ -460,7 +460,7 @@ describe('agent limits', () => {
       'mcp',
     );
     // ... then a ticket takes that room (a ticket open does not advance the bet nonce) ...
-    await svc.wiring.agents.openTicket(player.address, { betAmount: 0.05, mode: 'easy' });
+    await svc.wiring.api!.agents.openTicket(player.address, { betAmount: 0.05, mode: 'easy' });
     // ... so the commit script refuses it, and nothing moves.
     const totals = await svc.wiring.stores.bets.playerTotals(player.address);
     await expect(

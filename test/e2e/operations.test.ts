@@ -91,7 +91,7 @@ describe('health and readiness', () => {
     expect(ready.body.checks.worker.status).toBe('failing');
     expect(ready.body.checks.worker.reason).toMatch(/worker last reported \d+ s ago/);
     // Back to a running worker for the tests below.
-    svc.worker = await startWorker(svc.wiring.worker);
+    svc.worker = await startWorker(svc.wiring.worker!);
     await until(
       '/ready with a new worker',
       () => http('GET', `${base}/ready`),
@@ -150,7 +150,7 @@ describe('a stopping worker', () => {
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const worker = await startWorker(svc.wiring.worker, {
+    const worker = await startWorker(svc.wiring.worker!, {
       anchorer: {
         hooks: {
           beforeSend: async () => {
@@ -172,7 +172,7 @@ describe('a stopping worker', () => {
     release();
     const atStop = await stopping;
     expect(atStop).toEqual({ committed: committedBefore + 1, pending: false });
-    svc.worker = await startWorker(svc.wiring.worker);
+    svc.worker = await startWorker(svc.wiring.worker!);
   });
 });
 

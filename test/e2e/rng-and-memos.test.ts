@@ -38,7 +38,7 @@ describe('RNG chain rollover', () => {
       const played = await player.playDice({ wager: 1 });
       heads.add(played.commit.ack.rngChainHead);
       expect(verifyRngLink(played.reveal.rngReveal, played.commit.ack.rngIndex, played.commit.ack.rngChainHead, 0)).toBe(true);
-      await ensureRngChains(svc.wiring.worker.rngHeads);
+      await ensureRngChains(svc.wiring.worker!.rngHeads);
     }
     expect(heads.size).toBe(2);
     const second = [...heads].find((h) => h !== first)!;
@@ -123,7 +123,7 @@ describe('wallet reveal memo, chain unreadable at the deadline', () => {
     const { betPayloadHash, clientSeedRaw } = await betRevealedOnChainOnly(svc);
     // This pass alone runs a day ahead; the service's own worker still sees the bet as not due.
     const later = () => new Date(Date.now() + 24 * 3_600_000 + 1_000);
-    const deadlines = svc.wiring.worker.deadlines;
+    const deadlines = svc.wiring.worker!.deadlines;
     const blind = { ...deadlines, clock: later, tail: { ...deadlines.tail, rpc: createSolanaRpc('http://127.0.0.1:1') } };
     await settleDueBets(blind);
     expect((await svc.wiring.stores.bets.bet(betPayloadHash))?.state).toBe('committed');

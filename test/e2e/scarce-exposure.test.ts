@@ -56,7 +56,7 @@ describe('the reveal deadline while exposure is scarce', () => {
     // Just past the short deadline the two scarce bets settle with their stored seeds; the 24 h ones stay open.
     svc.clock.offsetMs = SHORT_MS + 1_000;
     try {
-      await settleDueBets(svc.wiring.worker.deadlines);
+      await settleDueBets(svc.wiring.worker!.deadlines);
     } finally {
       svc.clock.offsetMs = 0;
     }

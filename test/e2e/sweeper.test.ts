@@ -255,7 +255,7 @@ describe('idempotency, concurrency and recovery', () => {
     await player.commitSweeper(p.res.body);
     svc.clock.offsetMs = 24 * 3_600_000 + 1_000;
     try {
-      await settleDueBets(svc.wiring.worker.deadlines);
+      await settleDueBets(svc.wiring.worker!.deadlines);
     } finally {
       svc.clock.offsetMs = 0;
     }

@@ -326,7 +326,7 @@ describe('a keeper killed mid-payout', () => {
     await resume?.();
   });
 
-  const keeper = (hooks: KeeperHooks = {}) => new Keeper(svc.wiring.worker.keeper.keeper, { hooks, settleBudgetMs: 15_000 });
+  const keeper = (hooks: KeeperHooks = {}) => new Keeper(svc.wiring.worker!.keeper.keeper, { hooks, settleBudgetMs: 15_000 });
   const crashAt = (point: keyof KeeperHooks): KeeperHooks => ({ [point]: async () => Promise.reject(new Crash(point)) });
 
   it.each(['afterSign', 'beforeSend', 'afterSend'] as const)('%s: a fresh keeper finishes it, and the wallet is paid exactly once', async (point) => {

@@ -255,7 +255,7 @@ describe('an x402 top-up', () => {
   it('reports a settle failure after a passing verify as X402_PAYMENT_SETTLEMENT_FAILED, with nothing moved', async () => {
     const p = await payer(2);
     const sink = await payer(1);
-    const { deps } = svc.wiring.topUps;
+    const { deps } = svc.wiring.api!.topUps;
     // Between verify and settle (at the claim), the wallet spends its USDC elsewhere.
     const draining = new TopUps({
       ...deps,
@@ -286,7 +286,7 @@ describe('an x402 top-up', () => {
   it('reports a facilitator it cannot reach as X402_CONFIG_ERROR (500), without leaking the cause', async () => {
     const p = await payer(2);
     const payment = await pay(p.signer, await topUp(p, 1));
-    const { deps } = svc.wiring.topUps;
+    const { deps } = svc.wiring.api!.topUps;
     const { computeBudget } = deps.x402.options;
     const unreachable = new X402Payments({
       network,
@@ -336,7 +336,7 @@ describe('the same payload at two API instances at once', () => {
 describe('a crash between settle and credit', () => {
   it('loses nothing: the indexer finds the settled transfer on-chain and credits it once', async () => {
     const p = await payer(10);
-    const { deps } = svc.wiring.topUps;
+    const { deps } = svc.wiring.api!.topUps;
     // The API process dies right after the facilitator settled: it never credits.
     const crashing = new TopUps({
       ...deps,

@@ -12,6 +12,7 @@ import {
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58, base64 } from '@scure/base';
 import { createHash } from 'node:crypto';
+import { address, type Address } from '../../protocol/address.ts';
 
 export interface Keypair {
   seed: Uint8Array;
@@ -51,8 +52,8 @@ export class Player {
     readonly rpcUrl: string,
   ) {}
 
-  get address(): string {
-    return this.wallet.publicKey;
+  get address(): Address {
+    return address(this.wallet.publicKey);
   }
 
   async init(): Promise<this> {

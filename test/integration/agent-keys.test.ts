@@ -12,13 +12,14 @@ import { Keys } from '../../store/keys.ts';
 import { createRedis, type Redis } from '../../store/redis.ts';
 import { defineScripts } from '../../store/scripts.ts';
 import type { SessionKeyState } from '../../store/ledger.ts';
+import type { Address } from '../../protocol/address.ts';
 
 let redis: Redis;
 let keys: Keys;
 let store: AgentStore;
 const sessionKeys = new Map<string, SessionKeyState>();
 const ledger = { sessionKey: async (wallet: string, pubkey: string) => sessionKeys.get(`${wallet}:${pubkey}`) ?? null };
-const wallet = () => randomBytes(16).toString('hex');
+const wallet = () => randomBytes(16).toString('hex') as Address;
 
 beforeAll(() => {
   setCryptoBackend(nodeBackend);

@@ -7,6 +7,7 @@ import { AuthStore, type RevocationFeed } from '../../store/auth.ts';
 import { Keys } from '../../store/keys.ts';
 import { createRedis, type Redis } from '../../store/redis.ts';
 import { defineScripts } from '../../store/scripts.ts';
+import type { Address } from '../../protocol/address.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 let redis: Redis;
@@ -20,7 +21,7 @@ const feeds: RevocationFeed[] = [];
 
 /** The store's side of a sign-in: a fresh nonce spent on a token. */
 async function signIn(s: AuthStore, wallet: string, now: number): Promise<string> {
-  const token = await s.spendNonce(randomBytes(32).toString('hex'), { wallet, expiresAtMs: now + 60_000 }, now, now + 60_000);
+  const token = await s.spendNonce(randomBytes(32).toString('hex'), { wallet: wallet as Address, expiresAtMs: now + 60_000 }, now, now + 60_000);
   if (!token) throw new Error('nonce not spent');
   return token;
 }
@@ -116,10 +117,10 @@ describe('challenge nonces', () => {
     const s = store();
     const now = Date.now();
     const nonce = randomBytes(32).toString('hex');
-    const token = await s.spendNonce(nonce, { wallet: 'wallet-5', expiresAtMs: now + 86_400_000 }, now, now + 30_000);
+    const token = await s.spendNonce(nonce, { wallet: 'wallet-5' as Address, expiresAtMs: now + 86_400_000 }, now, now + 30_000);
     expect(token).not.toBeNull();
     expect(await s.resolveToken(token!, now)).toBe('wallet-5');
-    expect(await s.spendNonce(nonce, { wallet: 'wallet-5', expiresAtMs: now + 86_400_000 }, now, now + 30_000)).toBeNull();
+    expect(await s.spendNonce(nonce, { wallet: 'wallet-5' as Address, expiresAtMs: now + 86_400_000 }, now, now + 30_000)).toBeNull();
     const ttl = await redis.pttl(keys.challengeUsed(nonce));
     expect(ttl).toBeGreaterThan(30_000);
     expect(ttl).toBeLessThanOrEqual(90_000);
@@ -135,11 +136,11 @@ describe('challenge nonces', () => {
     const run = () =>
       scripts.openSession(
         [keys.challengeUsed(nonce), keys.token(sha(token))],
-        [sha(token), JSON.stringify({ wallet: 'wallet-6', expiresAtMs: now + 60_000 }), 60_000, 60_000],
+        [sha(token), JSON.stringify({ wallet: 'wallet-6' as Address, expiresAtMs: now + 60_000 }), 60_000, 60_000],
       );
     expect(await run()).toBe(1);
     expect(await run()).toBe(1);
     expect(await s.resolveToken(token, now)).toBe('wallet-6');
-    expect(await s.spendNonce(nonce, { wallet: 'wallet-6', expiresAtMs: now + 60_000 }, now, now + 60_000)).toBeNull();
+    expect(await s.spendNonce(nonce, { wallet: 'wallet-6' as Address, expiresAtMs: now + 60_000 }, now, now + 60_000)).toBeNull();
   });
 });

@@ -17,6 +17,7 @@ import { LpStore } from '../../store/lp.ts';
 import { createRedis, type Redis } from '../../store/redis.ts';
 import { defineScripts, type Scripts } from '../../store/scripts.ts';
 import { TicketStore } from '../../store/tickets.ts';
+import type { Address } from '../../protocol/address.ts';
 
 const USDC = 1_000_000n;
 const DEFAULTS: LimitSettings = { maxBetBps: 50, maxPayoutBps: 100, maxExposureBps: 2500, maxWalletExposureBps: 500 };
@@ -40,8 +41,8 @@ async function apply(item: Omit<ChainItem, 'key' | 'signature' | 'slot'>): Promi
   return key;
 }
 
-async function wallet(balance: bigint): Promise<string> {
-  const w = randomBytes(16).toString('hex');
+async function wallet(balance: bigint): Promise<Address> {
+  const w = randomBytes(16).toString('hex') as Address;
   await apply({ kind: 'setup', wallet: w, alias: `p_${w.slice(0, 8)}`, sessionPubkey: 'session' });
   if (balance > 0n) await apply({ kind: 'deposit', wallet: w, alias: `p_${w.slice(0, 8)}`, amount: balance });
   return w;
@@ -51,7 +52,7 @@ const nav = async (limits = DEFAULTS) => limitsOf(await ledger.house(), limits).
 
 /** Prepares and commits a bet or turn, with the exposure the game would compute for it. */
 async function commit(
-  w: string,
+  w: Address,
   p: { wager: bigint; maxPayout: bigint; exposure: bigint; ticketId?: string; row?: number },
   limits = DEFAULTS,
 ): Promise<{ hash: string; result: Awaited<ReturnType<BetStore['commit']>> }> {
@@ -146,7 +147,7 @@ describe('finding 1 against the ledger scripts', () => {
     const gamblers = [await wallet(1_100n * USDC), await wallet(1_100n * USDC)];
     const navBefore = await nav(limits);
     const bet = dice99x(87_130_434n);
-    const open: { w: string; hash: string }[] = [];
+    const open: { w: Address; hash: string }[] = [];
     for (let i = 0; i < 23; i++) {
       const w = gamblers[i % 2]!;
       const { hash, result } = await commit(w, bet, limits);

@@ -15,6 +15,7 @@ import { Player, newKeypair } from '../helpers/player.ts';
 import { memoInstruction } from '../../chain/memo.ts';
 import { signInstructions } from '../../chain/send.ts';
 import { tailAddress, applyTransaction, type TailDeps } from '../../funding/tail.ts';
+import type { Base58Key } from '../../protocol/address.ts';
 
 let svc: TestService;
 let deps: TailDeps;
@@ -51,7 +52,7 @@ async function funded(usdc = 100): Promise<Player> {
   return p;
 }
 
-const balanceOf = async (wallet: string) => (await svc.wiring.stores.ledger.player(wallet)).balance;
+const balanceOf = async (wallet: Address) => (await svc.wiring.stores.ledger.player(wallet)).balance;
 const unattributed = async () => (await svc.wiring.stores.ledger.house()).unattributed;
 
 describe('exactly-once crediting', () => {
@@ -165,8 +166,8 @@ describe('attacks are never credited', () => {
 
 describe('key authorizations', () => {
   it('apply in slot order whatever order they are seen in, and a revocation wins within one slot', async () => {
-    const wallet = newKeypair().publicKey;
-    const key = newKeypair().publicKey;
+    const wallet = address(newKeypair().publicKey);
+    const key = newKeypair().publicKey as Base58Key;
     const status = async () => (await svc.wiring.stores.ledger.sessionKey(wallet, key))?.status;
     const item = (kind: 'setup' | 'revoke', slot: number, n: number) => ({
       key: `test-${wallet}-${n}`,

@@ -1,6 +1,7 @@
 // Frozen real receipts and manifests (test/fixtures/verify/v1.json) keep verifying offline, and any change fails.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { isCheckName, RngAnchors, verifyReceipt } from '../../protocol/verify/index.ts';
 import { verifyFixture, type Fixture } from './fixture-check.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/verify/v1.json', import.meta.url), 'utf8')) as Omit<Fixture, 'receipts'> & {
@@ -19,6 +20,16 @@ describe('frozen v1 fixture', () => {
     expect(result.receipts.every((r) => r.ok)).toBe(true);
     expect(result.manifestsOk).toBe(true);
     expect(result.logFailures).toEqual([]);
+  });
+
+  it('names every check of every receipt from the closed list, turns as turn[k].<check>', () => {
+    const { operatorPublicKey, ackPublicKey } = fixture.config;
+    const ctx = { ackPublicKey, operatorPublicKey, rng: new RngAnchors(), commitTx: (s: string) => fixture.transactions[s] };
+    const names = fixture.receipts.flatMap((r) => verifyReceipt(r, ctx).checks.map((c) => c.name));
+    expect(names).toContain('turn[0].payload-hash');
+    expect(names.filter((n) => !isCheckName(n))).toEqual([]);
+    expect(isCheckName('turn[0].outcome')).toBe(false);
+    expect(isCheckName('payout-hash')).toBe(false);
   });
 
   it('a changed byte anywhere in a receipt fails it', () => {

@@ -25,24 +25,24 @@ function audit(list: (i: number) => Check[], count: number) {
 
 describe('LogAudit tallies', () => {
   const clean: Check[] = [
-    { name: 'a', status: 'pass' },
-    { name: 'turn[1].b', status: 'pass' },
-    { name: 'c', status: 'skip', reason: 'not this one' },
+    { name: 'outcome', status: 'pass' },
+    { name: 'turn[1].commitment', status: 'pass' },
+    { name: 'anchored', status: 'skip', reason: 'not this one' },
   ];
   const failing: Check[] = [
-    { name: 'a', status: 'fail', reason: 'bad' },
-    { name: 'turn[2].b', status: 'pass' },
-    { name: 'c', status: 'error', reason: 'down' },
+    { name: 'outcome', status: 'fail', reason: 'bad' },
+    { name: 'turn[2].commitment', status: 'pass' },
+    { name: 'anchored', status: 'error', reason: 'down' },
   ];
   const pick = (i: number) => (i === 1500 || i === 7 ? failing : clean);
 
   it('counts a shared list once per receipt that has it', () => {
     const [summary, ...failed] = audit(pick, 3000);
     const byName = Object.fromEntries(summary!.checks.map((c) => [c.name, c]));
-    expect(byName.a).toEqual({ name: 'a', status: 'fail', reason: '2 of 3000 receipts fail it: r-7, r-1500' });
-    expect(byName.b).toEqual({ name: 'b', status: 'pass' });
-    expect(byName.c).toEqual({ name: 'c', status: 'error', reason: '2 of 2 receipts could not be checked: r-7, r-1500' });
-    expect(byName.receipts?.reason).toBe('2 of 3000 failed: r-7: a; r-1500: a');
+    expect(byName.outcome).toEqual({ name: 'outcome', status: 'fail', reason: '2 of 3000 receipts fail it: r-7, r-1500' });
+    expect(byName.commitment).toEqual({ name: 'commitment', status: 'pass' });
+    expect(byName.anchored).toEqual({ name: 'anchored', status: 'error', reason: '2 of 2 receipts could not be checked: r-7, r-1500' });
+    expect(byName.receipts?.reason).toBe('2 of 3000 failed: r-7: outcome; r-1500: outcome');
     expect(failed.map((r) => [r.subject, r.ok, r.checks.length])).toEqual([
       ['receipt r-7', false, 3],
       ['receipt r-1500', false, 3],
