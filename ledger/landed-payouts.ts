@@ -122,7 +122,8 @@ export async function recordLandedPayouts(d: LandedPayoutDeps, input: LandedPayo
     for (const job of open) {
       const signature = found.get(job.memo);
       if (!signature) left.push(job);
-      else if (!(await reaches(d.rpc, signature, d.commitment, deadline))) await hold([job], `its payout ${signature} is on-chain but did not reach ${d.commitment}`);
+      else if (!(await reaches(d.rpc, signature, d.commitment, deadline)))
+        await hold([job], `its payout ${signature} is on-chain but did not reach ${d.commitment}`);
       else {
         await job.finish(signature, at());
         result.recorded++;
