@@ -119,7 +119,7 @@ export function reportLines(r: RecoveryReport): string[] {
   lines.push(`  after:  ${r.after.logSize} bet-log entries, journal at seq ${r.after.journalSeq}`);
   const x = r.restored;
   lines.push(
-    `  restored: ${x.events} journal events (${x.plays} plays settled again, ${x.chainItems} chain items, ${x.withdrawals} withdrawal steps, ${x.lpSteps} LP steps), ${x.manifests} manifests, ${x.commits} commit records`,
+    `  restored: ${x.events} journal events (${x.plays} plays settled again, ${x.chainItems} chain items, ${x.withdrawals} withdrawal steps, ${x.lpSteps} LP steps), ${x.manifests} manifests, ${x.commits} commit records, ${x.payouts} payouts found on-chain`,
   );
   for (const line of r.books.lines) lines.push(`  books: ${line}`);
   for (const note of r.notes) lines.push(`  note: ${note}`);

@@ -90,6 +90,8 @@ export async function recoveryDeps(p: RecoveryParts): Promise<RecoverDeps> {
     archive: new RecoveryArchive(p.engine),
     rpc,
     anchorKey: p.anchorKey,
+    keeperKey: setup.vaultAuthority,
+    commitment: p.commitment,
     replayer,
     aliasOf,
     chainItems: async () => [...(await itemsSinceCheckpoint(tail, setup.vaultTokenAccount)), ...(await itemsSinceCheckpoint(tail, keeperLpAccount))],

@@ -34,6 +34,7 @@ import type { WithdrawalStore } from '../store/withdrawals.ts';
 import type { ReplicationBarrier } from '../store/replication.ts';
 import { archivedTurn, commitAgrees, logRecordOf, receiptIdOf, restoredBetOf, turnsOf, type LogRecord, type TurnInput } from './archived-plays.ts';
 import { CHAIN_EVENT_TYPES, takeMatch } from './chain-events.ts';
+import { recordLandedPayouts } from './landed-payouts.ts';
 
 export interface RecoverDeps {
   anchors: AnchorStore;
@@ -42,8 +43,8 @@ export interface RecoverDeps {
   vaultBalance: () => Promise<bigint>;
   bets: Pick<BetStore, 'bet'>;
   tickets: Pick<TicketStore, 'get'>;
-  withdrawals: Pick<WithdrawalStore, 'get' | 'request' | 'finish' | 'returnToBalance'>;
-  lp: Pick<LpStore, 'job' | 'position' | 'redeemHead' | 'fixMint' | 'fixRedeem' | 'finish'>;
+  withdrawals: Pick<WithdrawalStore, 'get' | 'request' | 'finish' | 'returnToBalance' | 'openRecords' | 'markStuck'>;
+  lp: Pick<LpStore, 'job' | 'position' | 'redeemHead' | 'fixMint' | 'fixRedeem' | 'finish' | 'openJobs' | 'markStuck'>;
   manifests: Pick<ManifestStore, 'state' | 'publish'>;
   rng: Pick<RngStore, 'head'>;
   restore: LedgerRestore;
@@ -52,6 +53,12 @@ export interface RecoverDeps {
   rpc: SolanaRpc;
   /** The anchor key's public key: its commit memos are the chain's word. */
   anchorKey: string;
+  /** The keeper key's public key: its memos tell which open payouts landed after the backup. */
+  keeperKey: string;
+  /** The commitment a keeper payout counts as landed at. */
+  commitment: 'confirmed' | 'finalized';
+  /** How long to wait for the lost keeper's sends to expire before open payouts are left to the keeper. @defaultValue 180000 */
+  expiryWaitMs?: number;
   /** The games' replayer, their acks answered from `acks` (the archived receipts'). */
   replayer: (acks: ReadonlyMap<string, Ack>) => TurnReplayer;
   aliasOf: (wallet: string) => string;
@@ -83,7 +90,17 @@ export interface RecoveryReport {
   before: { logSize: number; journalSeq: number };
   after: { logSize: number; journalSeq: number; root: string | null };
   archiveSeq: number;
-  restored: { events: number; plays: number; chainItems: number; withdrawals: number; lpSteps: number; manifests: number; commits: number };
+  restored: {
+    events: number;
+    plays: number;
+    chainItems: number;
+    withdrawals: number;
+    lpSteps: number;
+    manifests: number;
+    commits: number;
+    /** Open keeper jobs found paid on-chain after the backup, recorded as paid. */
+    payouts: number;
+  };
   unrebuilt: Unrebuilt[];
   /** Conservation after the rebuild, line by line; `conserved` when every line balances. */
   books: { lines: string[]; conserved: boolean };
@@ -129,6 +146,9 @@ export async function recoverLedger(d: RecoverDeps): Promise<RecoveryReport> {
   const newest = await newestOperatorCommit(d.rpc, d.anchorKey);
   const chain: TrustedCommit | null = newest ? { entryCount: newest.entryCount, betLogRoot: newest.betLogRoot, signature: newest.signature } : null;
   const before = { logSize: await d.anchors.logSize(), journalSeq: await d.restore.journalPosition() };
+  // Read before anything else: every send the lost keeper made has a blockhash at most this high.
+  const heightBefore = await d.rpc.getBlockHeight({ commitment: 'confirmed' }).send();
+  const backupAt = await d.restore.lastJournalEntry();
   const archiveSeq = await d.archive.maxSeq();
   const report: RecoveryReport = {
     outcome: 'failed',
@@ -136,7 +156,7 @@ export async function recoverLedger(d: RecoverDeps): Promise<RecoveryReport> {
     before,
     after: { ...before, root: null },
     archiveSeq,
-    restored: { events: 0, plays: 0, chainItems: 0, withdrawals: 0, lpSteps: 0, manifests: 0, commits: 0 },
+    restored: { events: 0, plays: 0, chainItems: 0, withdrawals: 0, lpSteps: 0, manifests: 0, commits: 0, payouts: 0 },
     unrebuilt: [],
     books: { lines: [], conserved: true },
     notes: [],
@@ -173,10 +193,22 @@ export async function recoverLedger(d: RecoverDeps): Promise<RecoveryReport> {
   // Seqs the archive holds are never handed out again, restored or not.
   await d.restore.fenceJournal(archiveSeq);
   report.restored.manifests = await restoreManifests(d, restoredSeq, report);
+  const replayComplete = gap < 0 && stoppedAt === null;
+  const settlePayouts = async () => {
+    const payouts = await recordLandedPayouts(
+      { ...d, ...(d.expiryWaitMs !== undefined ? { expiryWaitMs: d.expiryWaitMs } : {}) },
+      { heightBefore, backupAtMs: backupAt ? Date.parse(backupAt.at) : null, replayComplete },
+    );
+    report.restored.payouts = payouts.recorded;
+    report.notes.push(...payouts.notes);
+    report.books = await books(d, replay.items);
+  };
   report.books = await books(d, replay.items);
 
   report.after = { logSize: await d.anchors.logSize(), journalSeq: await d.restore.journalSeq(), root: null };
   if (!chain) {
+    await settlePayouts();
+    report.after.journalSeq = await d.restore.journalSeq();
     report.outcome = 'recovered';
     report.message = 'the chain holds no commit of this anchor key: there is nothing to check the log against';
     return report;
@@ -190,6 +222,9 @@ export async function recoverLedger(d: RecoverDeps): Promise<RecoveryReport> {
     return report;
   }
   report.restored.commits = await restoreCommitRecords(d, size, rootAt, report);
+  // Only on the way to a start: a run that fails leaves the journal's tail to the next run's replay.
+  await settlePayouts();
+  report.after.journalSeq = await d.restore.journalSeq();
   try {
     // A failover must not take the rebuilt tail back: the service would then start on a log behind the chain again.
     await d.replication?.confirm();
@@ -200,7 +235,7 @@ export async function recoverLedger(d: RecoverDeps): Promise<RecoveryReport> {
     return report;
   }
   await d.anchors.clearForkRefusal();
-  report.outcome = before.logSize >= chain.entryCount && report.restored.events === 0 ? 'whole' : 'recovered';
+  report.outcome = before.logSize >= chain.entryCount && report.restored.events === 0 && report.restored.payouts === 0 ? 'whole' : 'recovered';
   report.message =
     `the log holds the chain's newest commit: ${chain.entryCount} entries, root ${chain.betLogRoot} (${chain.signature}); ` +
     `it now holds ${size} entries and the journal is at seq ${report.after.journalSeq}`;
