@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Ack } from './protocol/ack.ts';
-import { signAck } from './protocol/ack.ts';
+import { rememberingAckSigner } from './operator/ack-signer.ts';
 import { setCryptoBackend } from './protocol/crypto.ts';
 import { nodeBackend } from './protocol/crypto-node.ts';
 import type { LimitSettings } from './protocol/house.ts';
@@ -381,7 +381,8 @@ function coreOf(config: Config, logger: Logger, clock: () => Date, storage: Stor
   const metrics = createProcessMetrics();
   const rngChains = new RngChains(path.join(config.keysDir, 'rng'));
   const rngValue = (chainId: number, index: number) => rngChains.get(chainId).valueHex(index);
-  const ackOf = (bet: AckSource): Ack => signAck({ betPayloadHash: bet.hash, ...bet }, operator.ack.seed);
+  const signAckOf = rememberingAckSigner(operator.ack.seed);
+  const ackOf = (bet: AckSource): Ack => signAckOf({ betPayloadHash: bet.hash, ...bet });
   const aliasOf = (wallet: string) => aliases.of(wallet);
   const limits: LimitSettings = {
     maxBetBps: config.MAX_BET_BPS,

@@ -33,6 +33,8 @@ import analyticsRoutes from './routes/analytics.ts';
 import { PfwsError } from '../protocol/errors.ts';
 import { trustProxyOf } from '../config/env.ts';
 import { forDocument } from '../schemas/common.ts';
+import { leasedBudgetStore } from './rate-limit-budget.ts';
+import { RateLimitLeases } from '../store/rate-limit.ts';
 import { capConnections, limitRequestTimes, serverLimits } from './http-limits.ts';
 
 const API_DESCRIPTION = `The public API of the service (the contract in api-contract.md; formats in design.md).
@@ -135,10 +137,10 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(rateLimit, {
     max: deps.config.RATE_LIMIT_MAX,
     timeWindow: deps.config.RATE_LIMIT_WINDOW_MS,
-    // Counted in Redis, so the budget holds across API processes and hosts; while Redis is out the request gets
-    // 503 (api/plugins/errors.ts) rather than passing uncounted.
-    redis: deps.rateLimitStore.redis,
-    nameSpace: deps.rateLimitStore.nameSpace,
+    // One budget across API processes and hosts, counted here against slots leased from Redis in chunks
+    // (api/rate-limit-budget.ts). A lease that fails while Redis is out gives the request 503
+    // (api/plugins/errors.ts) rather than letting it pass uncounted.
+    store: leasedBudgetStore(new RateLimitLeases(deps.rateLimitStore.redis, deps.rateLimitStore.nameSpace)),
     skipOnError: false,
     // A known token counts for its wallet; anything else (no token, or made-up ones) counts for the address.
     keyGenerator: (request) => app.auth.knownWallet(request.headers.authorization) ?? request.ip,

@@ -88,7 +88,7 @@ export interface ApiDeps {
   ops: OpsDeps;
   /** Activity, rankings and stats (the SSE snapshot reads `analytics.activity` too). */
   analytics: AnalyticsReader;
-  /** Where the rate limiter counts (@fastify/rate-limit's Redis store), so every API process shares one budget. */
+  /** Where every API process leases its slots of the rate limit's one budget (store/rate-limit.ts). */
   rateLimitStore: { redis: Redis; nameSpace: string };
   /** Waits until what was written is on the replicas (REDIS_WAIT_REPLICAS); every write answer passes through it. */
   replication: ReplicationBarrier;

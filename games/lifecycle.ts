@@ -93,7 +93,16 @@ const keyRejection = (status: string | null) =>
     status ? 'The session key was revoked' : 'The session key is not authorized: send the setup transaction and sync first',
   );
 
+/** How many (wallet, session key) pairs known not to be the wallet's agent key a process remembers. */
+const NOT_AGENT_KEYS_LIMIT = 100_000;
+
 export class BetLifecycle {
+  /**
+   * A wallet's agent key never changes once made, and a key made later is fresh random bytes, so a key once found
+   * not to be it never will be: each REST play step then skips the read.
+   */
+  readonly #notAgentKeys = new Set<string>();
+
   constructor(readonly deps: LifecycleDeps) {}
 
   /**
@@ -103,7 +112,13 @@ export class BetLifecycle {
    */
   async checkKeySource(wallet: string, sessionPubkey: unknown, source: PlaySource): Promise<void> {
     if (source !== 'api' || typeof sessionPubkey !== 'string') return;
-    if ((await this.deps.agentKeyOf(wallet)) !== sessionPubkey) return;
+    const pair = `${wallet} ${sessionPubkey}`;
+    if (this.#notAgentKeys.has(pair)) return;
+    if ((await this.deps.agentKeyOf(wallet)) !== sessionPubkey) {
+      if (this.#notAgentKeys.size >= NOT_AGENT_KEYS_LIMIT) this.#notAgentKeys.clear();
+      this.#notAgentKeys.add(pair);
+      return;
+    }
     throw gameRejected(
       "This session key is the wallet's agent key: it plays only through the MCP tools (/api/mcp), within the agent limits. Sign REST plays with a session key of your own.",
       'agent_key_rest_forbidden',

@@ -6,12 +6,70 @@ import { toHex32, type Hex32 } from './hex32.ts';
 
 const canonicalizeFn = canonicalizeImport as unknown as (value: unknown) => string | undefined;
 
+/** Any UTF-16 surrogate: a string without one cannot hold a lone surrogate, which RFC 8785 forbids. */
+const SURROGATE = /[\ud800-\udfff]/;
+const MAX_FAST_DEPTH = 64;
+
+/** Thrown inside the fast path for anything it leaves to the library (which then decides, or throws). */
+const NOT_PLAIN = Symbol('not plain');
+
 /**
- * RFC 8785 (JCS) serialization.
+ * The values our payloads, acks and receipts are made of (plain objects and arrays of strings without surrogates,
+ * finite numbers, booleans and null) serialized as the library does (the same key sort, the same number and string
+ * forms), without its per-character surrogate scan of every string. Anything else throws NOT_PLAIN.
+ */
+function plain(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      if (SURROGATE.test(value)) throw NOT_PLAIN;
+      return JSON.stringify(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw NOT_PLAIN;
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth >= MAX_FAST_DEPTH) throw NOT_PLAIN;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item = value[i] as unknown;
+          if (item === undefined || typeof item === 'symbol') throw NOT_PLAIN;
+          out += (i ? ',' : '') + plain(item, depth + 1);
+        }
+        return `${out}]`;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_PLAIN;
+      const record = value as Record<string, unknown>;
+      let out = '{';
+      let first = true;
+      for (const key of Object.keys(record).sort()) {
+        const item = record[key];
+        if (item === undefined || typeof item === 'symbol') continue;
+        if (SURROGATE.test(key)) throw NOT_PLAIN;
+        out += `${first ? '' : ','}${JSON.stringify(key)}:${plain(item, depth + 1)}`;
+        first = false;
+      }
+      return `${out}}`;
+    }
+    default:
+      throw NOT_PLAIN;
+  }
+}
+
+/**
+ * RFC 8785 (JCS) serialization, byte for byte the `canonicalize` library's; plain values skip its surrogate scan.
  * @throws {TypeError} when the value has no JSON form (undefined, a function, a bigint)
  * @example canonicalize({ b: 1, a: 'x' }) // '{"a":"x","b":1}'
  */
 export function canonicalize(value: unknown): string {
+  try {
+    return plain(value, 0);
+  } catch (err) {
+    if (err !== NOT_PLAIN) throw err;
+  }
   const text = canonicalizeFn(value);
   if (text === undefined) throw new TypeError('value has no canonical JSON form');
   return text;

@@ -1,6 +1,6 @@
 // Sign-in state: the nonces of spent challenges (challenges themselves are stateless, auth/challenge.ts) and bearer
 // tokens (stored only as sha256 hashes), with each API process's short cache of them and its revocation feed.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { createRedis, type RedisAddress } from './redis.ts';
@@ -13,7 +13,8 @@ export interface TokenRecord {
   expiresAtMs: number;
 }
 
-const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+// One-shot: every request hashes its bearer token (the rate limiter's key, then the session lookup).
+const hashToken = (token: string): string => hash('sha256', token, 'hex');
 // Redis keeps records a little longer than they are valid, so expiry is always judged by the service clock.
 const GRACE_MS = 60_000;
 

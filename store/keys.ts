@@ -43,7 +43,7 @@ export class Keys {
    * token it was spent on, so a re-sent sign-in answers the same.
    */
   challengeUsed = (nonce: string) => `${this.prefix}:challenge-used:${nonce}`;
-  /** @fastify/rate-limit's counters (shared by every API process). */
+  /** The rate limit's counters, which every API process leases slots from (store/rate-limit.ts). */
   readonly rateLimit = () => `${this.prefix}:ratelimit:`;
   token = (tokenHash: string) => `${this.prefix}:token:${tokenHash}`;
   /** Pub/sub: the hash of each revoked token, so every API process drops its cached copy (revoke_token.lua). */

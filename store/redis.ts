@@ -36,14 +36,11 @@ export const describeTarget = (target: RedisAddress): string =>
     ? redactUrl(urlOf(target))
     : `the primary "${target.sentinelName}" of the Sentinels ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
 
-/** @fastify/rate-limit's scripts (its Redis store defines them on the connection it is given). */
-const RATE_LIMIT_SCRIPTS = ['rateLimit', 'rateLimitRead'];
-
 export function createRedis(target: RedisAddress, options: RedisOptions = {}): Redis {
   return new Redis(urlOf(target), {
     ...sentinelOptions(target),
     enableAutoPipelining: true,
-    autoPipeliningIgnoredCommands: [...SCRIPT_NAMES, ...RATE_LIMIT_SCRIPTS],
+    autoPipeliningIgnoredCommands: [...SCRIPT_NAMES],
     lazyConnect: false,
     ...options,
   });
