@@ -53,6 +53,7 @@ import {
   clickhouseCheck,
   feePayerCheck,
   heartbeatCheck,
+  payoutsCheck,
   journalCheck,
   notConfigured,
   ReadinessChecks,
@@ -85,6 +86,8 @@ import { EngineReader, type AnalyticsReader } from './analytics/reader.ts';
 import { houseState } from './house/view.ts';
 import { microToNumber } from './protocol/money.ts';
 import { JournalStream, ShipperStore } from './store/analytics.ts';
+import { archivedJournalSeq } from './analytics/shipper.ts';
+import { PayoutGate } from './funding/payout-gate.ts';
 
 export interface Stores {
   ledger: LedgerStore;
@@ -503,6 +506,7 @@ function workerPartsOf(core: Core): WorkerDeps {
   const { config, logger, clock, stores, operator, replication, rpc, keys } = core;
   const workerLogger = logger.child({ role: 'worker' });
   const rngValue = (chainId: number, index: number) => core.rngChains.get(chainId).valueHex(index);
+  const journal = JournalStream.of(core.redis, keys, replication);
   return {
     logger,
     heartbeats: stores.heartbeats,
@@ -510,7 +514,7 @@ function workerPartsOf(core: Core): WorkerDeps {
       ? {
           analytics: {
             engine: core.analyticsEngine,
-            stream: JournalStream.of(core.redis, keys, replication),
+            stream: journal,
             lease: stores.shipper.lease,
             archive: { anchors: stores.anchors, manifests: stores.manifests, progress: stores.shipper },
             heartbeats: stores.heartbeats,
@@ -574,6 +578,16 @@ function workerPartsOf(core: Core): WorkerDeps {
         clock,
         logger: workerLogger,
         replication,
+        gate: new PayoutGate({
+          archivedSeq: async () => {
+            if (!core.analyticsEngine) throw new Error('this process has no analytics engine');
+            return archivedJournalSeq(await core.analyticsEngine.get());
+          },
+          ledgerSeq: () => journal.lastSeq(),
+          heartbeats: stores.heartbeats,
+          clock,
+          logger: workerLogger,
+        }),
       },
       redis: config.redis,
       queuePrefix: keys.queuePrefix(),
@@ -640,12 +654,25 @@ function apiPartsOf(core: Core, secrets: Secrets): ApiParts {
           ),
     )
     .add('anchor', anchorCheck(stores.anchors))
-    .add('journal', journalCheck(stores.heartbeats));
+    .add('journal', journalCheck(stores.heartbeats))
+    .add('payouts', payoutsCheck(stores.heartbeats));
   const agentLimits = new AgentLimits({ store: stores.agents, settings: config.agentLimits, clock });
   return {
     challenges: new ChallengeMac(requirePart(secrets.challengeSecret, 'the challenge secret (KEYS_DIR/challenge.secret)')),
     player: { ledger: stores.ledger, withdrawals: stores.withdrawals, links, rpc: requestRpc, setup, tail: { ...tail, rpc: requestRpc }, aliasOf },
-    withdrawals: { withdrawals: stores.withdrawals, aliasOf, links, clock, rpc: requestRpc, setup, limits: config.withdrawalLimits },
+    withdrawals: {
+      withdrawals: stores.withdrawals,
+      aliasOf,
+      links,
+      clock,
+      rpc: requestRpc,
+      setup,
+      limits: config.withdrawalLimits,
+      payoutsHalted: async () => {
+        const fields = (await stores.heartbeats.read('keeper'))?.fields;
+        return fields?.payouts === 'behind' ? (fields.reason ?? 'behind') : null;
+      },
+    },
     topUps,
     feePayer,
     agents: new AgentArcade({

@@ -24,7 +24,7 @@ import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from '.
 import { compactAggregates, pruneTopWagers, reconcile } from './reconcile.ts';
 import { sql } from './sql.ts';
 import type { BlockingStreamReader, JournalStream, StreamEntry } from '../store/analytics.ts';
-import { RECOVER_COMMAND } from '../transparency/log-guard.ts';
+import { RECOVER_COMMAND } from '../config/startup.ts';
 
 export interface ShipperDeps {
   /** The journal stream in Redis. */
@@ -326,4 +326,13 @@ export function compareIds(a: string, b: string): number {
   const [am = 0n, as = 0n] = a.split('-').map((x) => BigInt(x));
   const [bm = 0n, bs = 0n] = b.split('-').map((x) => BigInt(x));
   return am === bm ? (as === bs ? 0 : as < bs ? -1 : 1) : am < bm ? -1 : 1;
+}
+
+/**
+ * The highest journal seq ClickHouse holds, 0 when none: the keeper's proof that the ledger is not behind the archive
+ * (funding/payout-gate.ts). `journal_events` is ordered by seq, so this reads one row, not the column.
+ */
+export async function archivedJournalSeq(engine: AnalyticsEngine): Promise<number> {
+  const [row] = await engine.query<{ seq: unknown }>('SELECT seq FROM journal_events ORDER BY seq DESC LIMIT 1');
+  return row ? Number(bigIntOf(row.seq)) : 0;
 }

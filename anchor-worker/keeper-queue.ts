@@ -80,7 +80,10 @@ export async function startKeeper(deps: KeeperQueueDeps, options: KeeperQueueOpt
 
   const enqueue = (name: string, id?: string) => queue.add(name, id ? { id } : {}, { ...JOB_OPTIONS, deduplication: { id: id ? `${name}:${id}` : name } });
 
+  // The gate is asked on every tick, work or not, so its verdict (the `keeper` heartbeat) is current for `/ready` and
+  // the withdrawal request; each job asks it again before it pays.
   const tick = async () => {
+    if ((await deps.keeper.gate.check()).state !== 'clear') return;
     if ((await withdrawals.open(1)).length > 0) await enqueue('withdraw-pass');
     if ((await lp.queuedMints(1)).length > 0 || (await lp.redeemHead()) !== null) await enqueue('lp-fix');
     for (const id of await lp.openJobs(100)) await enqueue('lp-send', id);

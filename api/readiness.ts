@@ -176,3 +176,17 @@ export const journalCheck =
     const stopped = (await heartbeats.read('shipper'))?.fields.stopped;
     return stopped ? { status: 'failing', reason: stopped } : { status: 'ok' };
   };
+
+/**
+ * The keeper may pay (funding/payout-gate.ts): failing while the ledger is behind the journal archive (payouts are
+ * halted until `npm run ledger -- recover`), degraded while that cannot be known (ClickHouse unreadable: payouts
+ * wait, play goes on).
+ */
+export const payoutsCheck =
+  (heartbeats: Pick<HeartbeatStore, 'read'>): Check =>
+  async () => {
+    const fields = (await heartbeats.read('keeper'))?.fields;
+    if (fields?.payouts === 'behind') return { status: 'failing', reason: fields.reason ?? 'the ledger is behind the journal archive' };
+    if (fields?.payouts === 'unknown') return { status: 'degraded', reason: fields.reason ?? 'the journal archive cannot be read' };
+    return { status: 'ok' };
+  };

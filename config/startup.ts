@@ -1,6 +1,9 @@
 // Start-up failures that name their fix: a refused start says what is wrong and what to change, and exits non-zero.
 import { createServer } from 'node:net';
 
+/** The operator's way out when the ledger went back behind what the chain or the archive holds (design §13). */
+export const RECOVER_COMMAND = 'npm run ledger -- recover';
+
 /** A start that cannot go on; the message names the cause and the fix, and main exits 1 with it. */
 export class StartupError extends Error {
   override readonly name: string = 'StartupError';

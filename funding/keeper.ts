@@ -14,6 +14,9 @@
  * signed and sent without waiting for each to land. The keeper pays only into the wallet's own USDC account and never creates it: a withdrawal whose account is
  * gone (or frozen) when its transaction is built, or whose transaction failed with the account gone, returns to
  * the balance once none of its transactions can land.
+ *
+ * Every pass (withdrawals, LP valuation, LP sends) first asks the payout gate (payout-gate.ts): while the ledger is
+ * behind the journal archive, or that is not known, the pass does nothing.
  * @module
  */
 import type { Logger } from 'pino';
@@ -42,6 +45,7 @@ import type { LedgerStore } from '../store/ledger.ts';
 import type { LpJobRecord, LpStore } from '../store/lp.ts';
 import type { WithdrawalRecord, WithdrawalStore } from '../store/withdrawals.ts';
 import type { ReplicationBarrier } from '../store/replication.ts';
+import type { PayoutGate } from './payout-gate.ts';
 import { roundRobin } from './payout-order.ts';
 
 /** One keeper job as the send machinery sees it, whatever it pays. */
@@ -79,6 +83,8 @@ export interface KeeperDeps {
   logger: Logger;
   /** The stored transaction and the LP numbers it carries are on the replicas before it is sent. */
   replication: ReplicationBarrier;
+  /** Whether the ledger may pay: not behind the journal archive, as far as is known now. */
+  gate: Pick<PayoutGate, 'check'>;
 }
 
 export interface KeeperOptions {
@@ -153,9 +159,15 @@ export class Keeper {
     return this.deps.logger;
   }
 
+  /** Whether this pass may pay (payout-gate.ts); the gate logs and reports why not. */
+  async #clear(): Promise<boolean> {
+    return (await this.deps.gate.check()).state === 'clear';
+  }
+
   /** Pays one withdrawal (or records it landed, or returns it); repeats until it lands or the budget is spent. */
   async runWithdrawal(id: string): Promise<StepResult> {
     return this.#repeat(async () => {
+      if (!(await this.#clear())) return 'pending';
       const w = await this.deps.withdrawals.get(id);
       if (!w) return 'done';
       return (await this.#withdrawalRound([w], false)).results.get(id) ?? 'pending';
@@ -169,6 +181,7 @@ export class Keeper {
    * throws is logged and left alone for a while.
    */
   async withdrawalPass(): Promise<WithdrawalPass> {
+    if (!(await this.#clear())) return { signed: 0, deferred: 0 };
     const now = Date.now();
     const open = await this.deps.withdrawals.openRecords(this.#passScan);
     const ids = new Set(open.map((w) => w.id));
@@ -286,6 +299,7 @@ export class Keeper {
 
   /** One reconciliation of an LP job and, when the send rules allow it, one send; it does not wait for a landing. */
   async stepLpJob(id: string): Promise<StepResult> {
+    if (!(await this.#clear())) return 'pending';
     const { lp } = this.deps;
     const job = await lp.job(id);
     if (!job || job.status === 'done') return 'done';
@@ -325,10 +339,12 @@ export class Keeper {
 
   /**
    * Values what waits: every queued LP deposit in arrival order (its shares at the NAV before it), then redemptions
-   * strictly in order while free liquidity covers the one at the head. Nothing is valued while NAV ≤ 0.
+   * strictly in order while free liquidity covers the one at the head. Nothing is valued while NAV ≤ 0, nor while
+   * the gate holds payouts (a ledger behind the archive has a stale NAV).
    * @returns how many jobs were valued
    */
   async fixLp(): Promise<number> {
+    if (!(await this.#clear())) return 0;
     const { lp } = this.deps;
     let fixed = 0;
     for (const id of await lp.queuedMints(100)) {

@@ -22,6 +22,8 @@ export interface WithdrawalDeps {
   setup: Pick<ChainSetup, 'usdcMint'>;
   /** The smallest withdrawal (micro-USDC), and how many of one wallet may wait unpaid. */
   limits: { minimum: bigint; maxPending: number };
+  /** Why the keeper holds payouts because the ledger is behind the journal archive (payout-gate.ts), else null. */
+  payoutsHalted: () => Promise<string | null>;
 }
 
 /** Printable ASCII, as HTTP header values are; the store keys it by its sha256. */
@@ -56,7 +58,9 @@ const NO_ACCOUNT_MESSAGE = {
  * keeper pays only into it and never pays its rent.
  * @throws {PfwsError} INVALID_BET_AMOUNT (malformed, or below the minimum: `details.minimum`), INVALID_REQUEST (a
  *   malformed Idempotency-Key, or one reused with another amount: `details.reason: "idempotency_key_reused"`),
- *   GAME_INPUT_REJECTED `insufficient_balance`, `pending_withdrawal_limit`, `no_token_account` or `token_account_frozen`
+ *   GAME_INPUT_REJECTED `insufficient_balance`, `pending_withdrawal_limit`, `no_token_account` or `token_account_frozen`,
+ *   SERVICE_UNAVAILABLE while the ledger is proven behind the journal archive (its balances may be from before debits
+ *   whose payouts landed; a replay of an accepted key still answers)
  */
 export async function requestWithdrawal(deps: WithdrawalDeps, wallet: Address, amountInput: unknown, idempotencyKey: string | undefined) {
   let amount: bigint;
@@ -82,6 +86,8 @@ export async function requestWithdrawal(deps: WithdrawalDeps, wallet: Address, a
     if (existing.amount !== null && existing.amount !== amount) throw keyReused(existing.amount, amount);
     return viewOf(deps, existing.id);
   }
+  // The balance read may be stale (a restored ledger before recovery): nothing new is taken until it is rebuilt.
+  if (await deps.payoutsHalted()) throw new PfwsError('SERVICE_UNAVAILABLE', HALTED_MESSAGE);
   if (amount > balance) throw insufficient(balance);
   if (open >= deps.limits.maxPending) throw pendingLimit(deps.limits.maxPending);
   const account = await usdcAccountState(deps.rpc, deps.setup, address(wallet));
@@ -108,6 +114,8 @@ export async function requestWithdrawal(deps: WithdrawalDeps, wallet: Address, a
       throw insufficient(result.balance);
   }
 }
+
+const HALTED_MESSAGE = 'Withdrawals are paused while the operator rebuilds the ledger from its archive; retry later';
 
 const insufficient = (balanceMicro: bigint) => {
   const balance = microToNumber(balanceMicro);

@@ -28,7 +28,7 @@ export const ReadyResponse = Type.Object(
     status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')], { description: 'ready (HTTP 200) when no check fails, else not_ready (HTTP 503)' }),
     checks: Type.Record(Type.String(), CheckResult, {
       description:
-        'each check by name: redis, rpc, clickhouse, indexer, worker, x402FeePayer, anchor (the bet log holds the newest on-chain commit), journal (the analytics shipper found no reused journal sequence)',
+        'each check by name: redis, rpc, clickhouse, indexer, worker, x402FeePayer, anchor (the bet log holds the newest on-chain commit), journal (the analytics shipper found no reused journal sequence), payouts (the keeper pays: the ledger is not behind the journal archive)',
     }),
     error: Type.Optional(
       Type.Object(

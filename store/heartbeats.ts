@@ -3,8 +3,11 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 
-/** The roles that beat. The analytics shipper reports `shippedSeq` (the highest journal seq in ClickHouse). */
-export type HeartbeatRole = 'indexer' | 'worker' | 'shipper';
+/**
+ * The roles that beat. The analytics shipper reports `shippedSeq` (the highest journal seq in ClickHouse); the keeper
+ * reports whether it may pay (`payouts`: `clear`, `behind` or `unknown`, funding/payout-gate.ts).
+ */
+export type HeartbeatRole = 'indexer' | 'worker' | 'shipper' | 'keeper';
 
 export interface Heartbeat {
   /** When the last pass ended (ms). */

@@ -5,7 +5,7 @@
  * instead of signing a second view of history.
  * @module
  */
-import { StartupError } from '../config/startup.ts';
+import { RECOVER_COMMAND, StartupError } from '../config/startup.ts';
 
 /** A commit the anchor trusts: the newest one on-chain at start, then its own. */
 export interface TrustedCommit {
@@ -23,8 +23,6 @@ export interface ForkFacts {
   ledgerRoot: string;
   chain: TrustedCommit;
 }
-
-export const RECOVER_COMMAND = 'npm run ledger -- recover';
 
 /** The one message of a refused start, a refused commit and the recovery tool. */
 export function forkMessage(f: ForkFacts): string {

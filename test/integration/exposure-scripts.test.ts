@@ -112,7 +112,15 @@ const end = (id: string, wager: bigint, payout: bigint): NonNullable<TurnWrite['
 });
 
 /** The keeper's LP valuation (fixLp reads and writes the ledger only; it never reaches the chain). */
-const keeper = (limits = DEFAULTS) => new Keeper({ lp, ledger, limits, clock: () => new Date(), logger: pino({ level: 'silent' }) } as unknown as KeeperDeps);
+const keeper = (limits = DEFAULTS) =>
+  new Keeper({
+    lp,
+    ledger,
+    limits,
+    clock: () => new Date(),
+    logger: pino({ level: 'silent' }),
+    gate: { check: async () => ({ state: 'clear', archiveSeq: 0, ledgerSeq: 0 }) },
+  } as unknown as KeeperDeps);
 
 beforeAll(() => {
   redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');

@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import { address, signature as toSignature, type KeyPairSigner } from '@solana/kit';
 import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstructionAsync } from '@solana-program/token';
-import { Keeper, type KeeperHooks, type KeeperOptions } from '../../funding/keeper.ts';
+import { Keeper, type KeeperDeps, type KeeperHooks, type KeeperOptions } from '../../funding/keeper.ts';
+import { PayoutGate } from '../../funding/payout-gate.ts';
+import { HeartbeatStore } from '../../store/heartbeats.ts';
+import { JournalStream } from '../../store/analytics.ts';
 import { createRedis, type Redis } from '../../store/redis.ts';
 import { NO_REPLICATION } from '../../store/replication.ts';
 import { Keys } from '../../store/keys.ts';
@@ -61,7 +64,10 @@ const noHistory = (rpc: SolanaRpc): SolanaRpc =>
     },
   });
 
-const keeper = (hooks: KeeperHooks = {}, options: KeeperOptions = {}) =>
+/** A gate that always finds the ledger level with the archive. */
+const LEVEL: KeeperDeps['gate'] = { check: async () => ({ state: 'clear', archiveSeq: 0, ledgerSeq: 0 }) };
+
+const keeper = (hooks: KeeperHooks = {}, options: KeeperOptions = {}, gate = LEVEL) =>
   new Keeper(
     {
       withdrawals,
@@ -75,6 +81,7 @@ const keeper = (hooks: KeeperHooks = {}, options: KeeperOptions = {}) =>
       clock: () => new Date(),
       logger: pino({ level: 'silent' }),
       replication: NO_REPLICATION,
+      gate,
     },
     { hooks, settleBudgetMs: 15_000, ...options },
   );
@@ -185,6 +192,51 @@ describe('the keeper', () => {
     const after = await ledger.house();
     expect([after.pendingWithdrawals, after.vault]).toEqual([before.pendingWithdrawals, before.vault - USDC]);
     expect(await withdrawals.open()).not.toContain(id);
+  });
+});
+
+describe('the payout gate', () => {
+  it('pays nothing while the ledger is behind the archive or the archive cannot be read, and pays once it is level', async () => {
+    const { wallet, id } = await requested(2n * USDC);
+    const heartbeats = new HeartbeatStore(redis, keys);
+    const ledgerSeq = await JournalStream.of(redis, keys).lastSeq();
+    let archived: () => Promise<number> = async () => ledgerSeq + 3;
+    const errors: unknown[][] = [];
+    const logger = { ...pino({ level: 'silent' }), error: (...args: unknown[]) => errors.push(args) } as unknown as KeeperDeps['logger'];
+    const gate = new PayoutGate({
+      archivedSeq: () => archived(),
+      ledgerSeq: () => JournalStream.of(redis, keys).lastSeq(),
+      heartbeats,
+      clock: () => new Date(),
+      logger,
+    });
+    const held = keeper({}, { settleBudgetMs: 300 }, gate);
+
+    expect(await held.withdrawalPass()).toEqual({ signed: 0, deferred: 0 });
+    expect(await held.runWithdrawal(id)).toBe('pending');
+    expect(await held.fixLp()).toBe(0);
+    expect((await heartbeats.read('keeper'))?.fields).toMatchObject({ payouts: 'behind', archiveSeq: String(ledgerSeq + 3), ledgerSeq: String(ledgerSeq) });
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0]?.[1])).toContain(
+      `the ledger's journal is at seq ${ledgerSeq}, behind the archive in ClickHouse, which holds it up to seq ${ledgerSeq + 3}`,
+    );
+    expect(String(errors[0]?.[1])).toContain('npm run ledger -- recover');
+
+    archived = async () => Promise.reject(new Error('connect ECONNREFUSED'));
+    expect(await held.withdrawalPass()).toEqual({ signed: 0, deferred: 0 });
+    expect((await heartbeats.read('keeper'))?.fields).toMatchObject({ payouts: 'unknown' });
+
+    await heartbeats.beat('shipper', 1_000, { stopped: 'the ledger reuses journal seqs ClickHouse holds' });
+    archived = async () => ledgerSeq;
+    expect(await held.withdrawalPass()).toEqual({ signed: 0, deferred: 0 });
+    expect((await heartbeats.read('keeper'))?.fields.reason).toContain('the ledger reuses journal seqs');
+    expect((await withdrawals.get(id))?.stored).toBeNull();
+    expect(await usdcOf(m, wallet.address)).toBe(0n);
+
+    await heartbeats.beat('shipper', 1_000, { stopped: '' });
+    expect(await keeper({}, {}, gate).runWithdrawal(id)).toBe('done');
+    expect((await heartbeats.read('keeper'))?.fields.payouts).toBe('clear');
+    expect(await usdcOf(m, wallet.address)).toBe(2n * USDC);
   });
 });
 
