@@ -7,7 +7,6 @@ import rateLimit from '@fastify/rate-limit';
 import secureJson from 'secure-json-parse';
 import { Ajv } from 'ajv';
 import type { ApiDeps } from './deps.ts';
-import partsPlugin from './plugins/parts.ts';
 import errorsPlugin from './plugins/errors.ts';
 import replicatedPlugin from './plugins/replicated.ts';
 import authPlugin from './plugins/auth.ts';
@@ -110,9 +109,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     const query = request.query as Record<string, unknown> | undefined;
     if (query) for (const [key, value] of Object.entries(query)) if (value === '') delete query[key];
   });
-  await app.register(partsPlugin, deps);
   await app.register(errorsPlugin);
-  await app.register(replicatedPlugin);
+  await app.register(replicatedPlugin, { replication: deps.replication });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -133,7 +131,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   // The document under a name tools look for; /api/docs/json (Swagger UI's) serves the same.
   app.get('/api/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(authPlugin);
+  await app.register(authPlugin, { auth: deps.auth, clock: deps.clock, config: deps.config });
   await app.register(rateLimit, {
     max: deps.config.RATE_LIMIT_MAX,
     timeWindow: deps.config.RATE_LIMIT_WINDOW_MS,
@@ -143,30 +141,33 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     store: leasedBudgetStore(new RateLimitLeases(deps.rateLimitStore.redis, deps.rateLimitStore.nameSpace)),
     skipOnError: false,
     // A known token counts for its wallet; anything else (no token, or made-up ones) counts for the address.
-    keyGenerator: (request) => app.auth.knownWallet(request.headers.authorization) ?? request.ip,
+    keyGenerator: (request) => deps.auth.knownWallet(request.headers.authorization) ?? request.ip,
     errorResponseBuilder: (_request, context) => new PfwsError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),
   });
-  await app.register(metricsPlugin);
-  await app.register(healthPlugin);
+  await app.register(metricsPlugin, deps.ops);
+  await app.register(healthPlugin, deps.ops);
 
+  // Each route plugin gets only the parts it names (its options type is a Pick of ApiDeps).
+  const { auth, challenges, clock, config, bets, anchors, manifests, rng, lifecycle, dice, sweeper, player, house, withdrawals } = deps;
+  const { topUps, chain, links, stateProofs, transparency, trustRoots, agentKeys, agents, activityStream, faucet, analytics, replication } = deps;
   await app.register(
     async (api) => {
-      await api.register(walletRoutes);
-      await api.register(configRoutes);
-      await api.register(playerRoutes);
-      await api.register(houseRoutes);
-      await api.register(devRoutes);
-      await api.register(diceRoutes);
-      await api.register(receiptRoutes);
-      await api.register(betLogRoutes);
-      await api.register(journalRoutes);
-      await api.register(stateProofRoutes);
-      await api.register(sweeperRoutes);
-      await api.register(transparencyRoutes);
-      await api.register(agentKeyRoutes);
-      await api.register(mcpRoutes);
-      await api.register(activityStreamRoutes);
-      await api.register(analyticsRoutes);
+      await api.register(walletRoutes, { config, auth, challenges, clock });
+      await api.register(configRoutes, { chain, rng });
+      await api.register(playerRoutes, { player, topUps, withdrawals });
+      await api.register(houseRoutes, { house });
+      await api.register(devRoutes, { faucet });
+      await api.register(diceRoutes, { lifecycle, dice });
+      await api.register(receiptRoutes, { bets });
+      await api.register(betLogRoutes, { anchors, links, chain });
+      await api.register(journalRoutes, { manifests });
+      await api.register(stateProofRoutes, { stateProofs });
+      await api.register(sweeperRoutes, { lifecycle, sweeper });
+      await api.register(transparencyRoutes, { transparency, trustRoots });
+      await api.register(agentKeyRoutes, { agentKeys });
+      await api.register(mcpRoutes, { agents, bets, house, topUps, replication });
+      await api.register(activityStreamRoutes, { activityStream });
+      await api.register(analyticsRoutes, { analytics });
     },
     { prefix: '/api' },
   );

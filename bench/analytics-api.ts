@@ -8,9 +8,8 @@ import errorsPlugin from '../api/plugins/errors.ts';
 import analyticsRoutes from '../api/routes/analytics.ts';
 
 const app = Fastify();
-app.decorate('analytics', new IpcReader(process, 10_000));
 await app.register(errorsPlugin);
-await app.register(analyticsRoutes, { prefix: '/api' });
+await app.register(analyticsRoutes, { prefix: '/api', analytics: new IpcReader(process, 10_000) });
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 
 const delay = monitorEventLoopDelay({ resolution: 5 });

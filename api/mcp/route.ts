@@ -13,8 +13,7 @@ function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply) {
     .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' }, id: null });
 }
 
-export default async function mcpRoutes(app: FastifyInstance) {
-  const parts: McpParts = { agents: app.agents, bets: app.bets, house: app.house, topUps: app.topUps, replication: app.replication };
+export default async function mcpRoutes(app: FastifyInstance, parts: McpParts) {
   // JSON-RPC, not REST: the transport answers protocol errors in JSON-RPC, so the route stays out of the OpenAPI
   // document (whose routes all speak the REST envelope); the README describes it.
   const schema = { hide: true };

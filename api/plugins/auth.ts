@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PfwsError } from '../../protocol/errors.ts';
 import { bearerToken } from '../../auth/sign-in.ts';
 import type { RevocationFeed } from '../../store/auth.ts';
+import type { ApiDeps } from '../deps.ts';
 import type { Address } from '../../protocol/address.ts';
 
 declare module 'fastify' {
@@ -17,23 +18,26 @@ declare module 'fastify' {
   }
 }
 
+/** The parts bearer authentication uses. */
+export type AuthPluginDeps = Pick<ApiDeps, 'auth' | 'clock' | 'config'>;
+
 export default fp(
-  async (app: FastifyInstance) => {
+  async (app: FastifyInstance, { auth, clock, config }: AuthPluginDeps) => {
     app.decorateRequest('wallet', '' as Address);
     app.decorate('requireWallet', async (request: FastifyRequest) => {
       const token = bearerToken(request.headers.authorization);
       if (!token) throw new PfwsError('WALLET_SESSION_REQUIRED', 'A bearer token is required: GET /api/wallet/challenge, then POST /api/wallet/session');
-      const wallet = await app.auth.resolveToken(token, app.clock().getTime());
+      const wallet = await auth.resolveToken(token, clock().getTime());
       if (!wallet) throw new PfwsError('WALLET_SESSION_REQUIRED', 'The bearer token is unknown, revoked or expired; sign in again');
       request.wallet = wallet;
     });
     let feed: RevocationFeed | null = null;
     app.addHook('onReady', async () => {
-      feed = app.auth.watchRevocations(app.config.redis);
+      feed = auth.watchRevocations(config.redis);
       // Serving before it is subscribed would let a revocation pass unheard (the cache TTL would still end it).
       let timer: NodeJS.Timeout | undefined;
       const bound = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, app.config.REDIS_COMMAND_TIMEOUT_MS);
+        timer = setTimeout(resolve, config.REDIS_COMMAND_TIMEOUT_MS);
       });
       await Promise.race([feed.ready(), bound]).finally(() => clearTimeout(timer));
     });
@@ -41,5 +45,5 @@ export default fp(
       await feed?.close();
     });
   },
-  { name: 'auth', dependencies: ['parts'] },
+  { name: 'auth' },
 );

@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HealthResponse, ReadyResponse } from '../../schemas/ops.ts';
 import { RETRY_AFTER_S } from './errors.ts';
+import type { OpsDeps } from '../deps.ts';
 
-export default async function healthPlugin(fastify: FastifyInstance) {
+export default async function healthPlugin(fastify: FastifyInstance, { readiness }: Pick<OpsDeps, 'readiness'>) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { readiness } = app.ops;
   // Probes come every few seconds from every orchestrator node; they must never be rate-limited.
   const config = { rateLimit: false } as const;
 

@@ -5,13 +5,12 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { PfwsError } from '../../protocol/errors.ts';
 import { MetricsText } from '../../schemas/ops.ts';
+import type { OpsDeps } from '../deps.ts';
 
 // Not encapsulated (fastify-plugin): the timing hook must see every route of the app.
-export default fp(metricsPlugin, { name: 'metrics', dependencies: ['parts'] });
+export default fp(metricsPlugin, { name: 'metrics' });
 
-async function metricsPlugin(app: FastifyInstance) {
-  const { metrics, scrape, service } = app.ops;
-
+async function metricsPlugin(app: FastifyInstance, { metrics, scrape, service }: Pick<OpsDeps, 'metrics' | 'scrape' | 'service'>) {
   // Labels use the route template, so ids in paths do not multiply the series; unmatched paths share one label.
   app.addHook('onResponse', async (request, reply) => {
     metrics.httpDuration.observe(

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { PfwsError } from '../../protocol/errors.ts';
 import { RETRY_AFTER_S } from './errors.ts';
+import type { ApiDeps } from '../deps.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,8 +20,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * covers whatever an earlier attempt, or another API process, wrote before it.
  */
 export default fp(
-  async (app: FastifyInstance) => {
-    const { replication } = app;
+  async (app: FastifyInstance, { replication }: Pick<ApiDeps, 'replication'>) => {
     app.addHook('onSend', async (request, reply, payload) => {
       if (reply.statusCode >= 400) return payload;
       if (READS.has(request.method) && !request.routeOptions.config?.replicated) return payload;
@@ -38,5 +38,5 @@ export default fp(
       }
     });
   },
-  { name: 'replicated', dependencies: ['parts'] },
+  { name: 'replicated' },
 );

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
 import { StreamHeaders, StreamQuery, StreamResponse } from '../../schemas/activity-stream.ts';
+import type { ApiDeps } from '../deps.ts';
 
 /** A Last-Event-ID that is not one of our ids (a journal seq) is ignored: the client gets a snapshot. */
 const seqOf = (value: string | undefined): number | undefined => {
@@ -11,9 +12,11 @@ const seqOf = (value: string | undefined): number | undefined => {
   return Number.isSafeInteger(n) ? n : undefined;
 };
 
-export default async function activityStreamRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type ActivityStreamRouteDeps = Pick<ApiDeps, 'activityStream'>;
+
+export default async function activityStreamRoutes(fastify: FastifyInstance, { activityStream }: ActivityStreamRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { activityStream } = app;
   // Streams never end by themselves: close them first, or closing the server would wait on them.
   app.addHook('preClose', async () => activityStream.stop());
 

@@ -4,10 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
 import { AgentKeyResponse } from '../../schemas/agents.ts';
+import type { ApiDeps } from '../deps.ts';
 
-export default async function agentKeyRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type AgentKeyRouteDeps = Pick<ApiDeps, 'agentKeys'>;
+
+export default async function agentKeyRoutes(fastify: FastifyInstance, { agentKeys }: AgentKeyRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { agentKeys } = app;
   app.get(
     '/protocol/v1/player/agent-key',
     {

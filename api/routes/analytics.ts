@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
 import { ActivityQuery, ActivityResponse, RankingsQuery, RankingsResponse, StatsQuery, StatsResponse } from '../../schemas/analytics.ts';
+import type { ApiDeps } from '../deps.ts';
 
 /**
  * How long a client or proxy may reuse an answer: answers are computed at most once a second per query (and are
@@ -14,9 +15,11 @@ const FRESHNESS = { activity: 'public, max-age=1', rankings: 'public, max-age=5'
 // Answers that depend on ClickHouse add 503 (SERVICE_UNAVAILABLE) to the usual errors.
 const ERRORS = [400, 429, 500, 503];
 
-export default async function analyticsRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type AnalyticsRouteDeps = Pick<ApiDeps, 'analytics'>;
+
+export default async function analyticsRoutes(fastify: FastifyInstance, { analytics }: AnalyticsRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { analytics } = app;
   const meta = { tags: ['analytics'] };
   const fresh = (reply: FastifyReply, kind: keyof typeof FRESHNESS) => reply.header('cache-control', FRESHNESS[kind]);
 

@@ -7,10 +7,13 @@ import { PfwsError } from '../../protocol/errors.ts';
 import type { CommitRecord } from '../../store/anchor-store.ts';
 import { parseBetLogItem } from '../../store/anchor-tree.ts';
 import { proofToHex } from '../../protocol/merkle.ts';
+import type { ApiDeps } from '../deps.ts';
 
-export default async function betLogRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type BetLogRouteDeps = Pick<ApiDeps, 'anchors' | 'links' | 'chain'>;
+
+export default async function betLogRoutes(fastify: FastifyInstance, { anchors: store, links, chain }: BetLogRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { anchors: store, links, chain } = app;
   const meta = { tags: ['bet-log'] };
   const view = (c: CommitRecord) => ({ ...c, transactionUrl: links.transaction(c.signature), explorerUrl: links.account(chain.anchorPublicKey) });
 

@@ -4,10 +4,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MEMO_PROGRAM_ID } from '../../protocol/memo.ts';
 import { responses } from '../../schemas/common.ts';
 import { ProtocolConfig } from '../../schemas/config.ts';
+import type { ApiDeps } from '../deps.ts';
 
-export default async function configRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type ConfigRouteDeps = Pick<ApiDeps, 'chain' | 'rng'>;
+
+export default async function configRoutes(fastify: FastifyInstance, { chain, rng }: ConfigRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { chain, rng } = app;
 
   app.get('/protocol/v1/config', { schema: { tags: ['protocol'], response: responses({ 200: ProtocolConfig }) } }, async () => ({
     cluster: chain.cluster,

@@ -8,12 +8,15 @@ import { responses } from '../../schemas/common.ts';
 import { FaucetBody, FaucetResult } from '../../schemas/player.ts';
 import { AmountError, microToNumber, parseNonNegativeAmount } from '../../protocol/money.ts';
 import { fundFromFaucet } from '../../chain/genesis.ts';
+import type { ApiDeps } from '../deps.ts';
 
 const MAX_FAUCET_USDC = 1_000_000_000_000n;
 
-export default async function devRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type DevRouteDeps = Pick<ApiDeps, 'faucet'>;
+
+export default async function devRoutes(fastify: FastifyInstance, { faucet }: DevRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { faucet } = app;
   if (!faucet) return;
 
   app.post(

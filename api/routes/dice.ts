@@ -4,12 +4,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
 import { CommitResponse, RecoverySeed, RecoverySeedBody, RecoverySeedQuery, RecoverySeedStored, RevealBody } from '../../schemas/bets.ts';
 import { DiceCommitBody, DicePrepareBody, DicePrepareResponse, DiceRevealResponse, DiceSession } from '../../schemas/dice.ts';
+import type { ApiDeps } from '../deps.ts';
 
 const ERRORS = [400, 401, 403, 404, 429, 500, 503];
 
-export default async function diceRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type DiceRouteDeps = Pick<ApiDeps, 'lifecycle' | 'dice'>;
+
+export default async function diceRoutes(fastify: FastifyInstance, { lifecycle, dice }: DiceRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { lifecycle, dice } = app;
   const route = { onRequest: app.requireWallet };
   const meta = { tags: ['dice'], security: [{ bearer: [] }] };
 

@@ -6,10 +6,13 @@ import { responses } from '../../schemas/common.ts';
 import { HouseResponse, LpDepositBody, LpDepositTransaction, LpRedeemBody, LpRedeemTransaction, PositionResponse } from '../../schemas/house.ts';
 import { housePosition, houseView } from '../../house/view.ts';
 import { lpDepositTransaction, lpRedeemTransaction } from '../../house/lp.ts';
+import type { ApiDeps } from '../deps.ts';
 
-export default async function houseRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type HouseRouteDeps = Pick<ApiDeps, 'house'>;
+
+export default async function houseRoutes(fastify: FastifyInstance, { house }: HouseRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { house } = app;
 
   app.get('/house', { schema: { tags: ['house'], response: responses({ 200: HouseResponse }) } }, async () => ({ house: await houseView(house) }));
 

@@ -4,10 +4,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pageSize, responses } from '../../schemas/common.ts';
 import { EventsQuery, EventsResponse, ManifestParams, ManifestResponse } from '../../schemas/journal.ts';
 import { PfwsError } from '../../protocol/errors.ts';
+import type { ApiDeps } from '../deps.ts';
 
-export default async function journalRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type JournalRouteDeps = Pick<ApiDeps, 'manifests'>;
+
+export default async function journalRoutes(fastify: FastifyInstance, { manifests: store }: JournalRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const store = app.manifests;
   const meta = { tags: ['journal'] };
 
   app.get(

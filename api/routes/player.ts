@@ -19,10 +19,13 @@ import {
 import { playerStatus, revokeTransaction, setupTransaction, syncPlayer } from '../../funding/player.ts';
 import { requestWithdrawal } from '../../funding/withdrawals.ts';
 import { parseTopUpAmount, paymentRequiredError } from '../../payments/top-up.ts';
+import type { ApiDeps } from '../deps.ts';
 
-export default async function playerRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type PlayerRouteDeps = Pick<ApiDeps, 'player' | 'topUps' | 'withdrawals'>;
+
+export default async function playerRoutes(fastify: FastifyInstance, { player, topUps, withdrawals }: PlayerRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { player, topUps, withdrawals } = app;
   const bearer = { onRequest: app.requireWallet };
   const security = [{ bearer: [] }];
 

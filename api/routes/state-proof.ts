@@ -3,10 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
 import { StateProofResponse } from '../../schemas/anchor.ts';
+import type { ApiDeps } from '../deps.ts';
 
-export default async function stateProofRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type StateProofRouteDeps = Pick<ApiDeps, 'stateProofs'>;
+
+export default async function stateProofRoutes(fastify: FastifyInstance, { stateProofs }: StateProofRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { stateProofs } = app;
 
   app.get(
     '/protocol/v1/player/state-proof',

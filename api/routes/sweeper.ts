@@ -16,12 +16,15 @@ import {
   TicketParams,
   TicketResponse,
 } from '../../schemas/sweeper.ts';
+import type { ApiDeps } from '../deps.ts';
 
 const ERRORS = [400, 401, 403, 404, 429, 500, 503];
 
-export default async function sweeperRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type SweeperRouteDeps = Pick<ApiDeps, 'lifecycle' | 'sweeper'>;
+
+export default async function sweeperRoutes(fastify: FastifyInstance, { lifecycle, sweeper }: SweeperRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { lifecycle, sweeper } = app;
   const route = { onRequest: app.requireWallet };
   const meta = { tags: ['sweeper'], security: [{ bearer: [] }] };
 

@@ -15,13 +15,16 @@ import {
   TrustRootResponse,
 } from '../../schemas/transparency.ts';
 import { parseTilePath } from '../../protocol/tlog-tiles.ts';
+import type { ApiDeps } from '../deps.ts';
 
 // A tile of a given width never changes; only a missing one may appear later.
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-export default async function transparencyRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type TransparencyRouteDeps = Pick<ApiDeps, 'transparency' | 'trustRoots'>;
+
+export default async function transparencyRoutes(fastify: FastifyInstance, { transparency: store, trustRoots }: TransparencyRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { transparency: store, trustRoots } = app;
   const meta = { tags: ['transparency'] };
   // Keys are first published when the API starts, before it can take a bet: their validFrom precedes every signature.
   await trustRoots.current().catch((err: unknown) => app.log.warn({ err }, 'trust root: not published at start'));

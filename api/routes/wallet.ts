@@ -5,14 +5,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
 import { ChallengeQuery, SessionBody, SessionRevoked, WalletChallenge, WalletSession } from '../../schemas/wallet.ts';
 import { bearerToken, issueChallenge, openSession, type SignInDeps } from '../../auth/sign-in.ts';
+import type { ApiDeps } from '../deps.ts';
 
-export default async function walletRoutes(fastify: FastifyInstance) {
+/** The parts these routes use. */
+export type WalletRouteDeps = Pick<ApiDeps, 'config' | 'auth' | 'challenges' | 'clock'>;
+
+export default async function walletRoutes(fastify: FastifyInstance, { config, auth, challenges, clock }: WalletRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { config } = app;
   const signIn: SignInDeps = {
-    auth: app.auth,
-    challenges: app.challenges,
-    clock: app.clock,
+    auth,
+    challenges,
+    clock,
     config,
     // PORT may be 0: the port the server really listens on.
     publicUrl: () => config.PUBLIC_BASE_URL ?? `http://localhost:${(app.server.address() as AddressInfo | null)?.port ?? config.PORT}`,
@@ -48,7 +51,7 @@ export default async function walletRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      await app.auth.revokeToken(bearerToken(request.headers.authorization) as string);
+      await auth.revokeToken(bearerToken(request.headers.authorization) as string);
       return { revoked: true as const, walletAddress: request.wallet };
     },
   );

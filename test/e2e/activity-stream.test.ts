@@ -14,6 +14,7 @@ import { playOfJournalRow } from '../../analytics/shapes.ts';
 import { playOfSettleEvent } from '../../protocol/plays.ts';
 import { PfwsError } from '../../protocol/errors.ts';
 import { buildApp } from '../../api/app.ts';
+import type { ApiDeps } from '../../api/deps.ts';
 import { apiDepsOf } from '../../wiring.ts';
 
 const BUFFER_BYTES = 16_384;
@@ -24,6 +25,7 @@ let svc: TestService;
 let player: Player;
 /** A second API instance in this process, on the same Redis prefix, with its own stream and subscriber. */
 let second: FastifyInstance;
+let secondDeps: ApiDeps;
 let secondUrl: string;
 const clients: SseClient[] = [];
 
@@ -35,7 +37,8 @@ beforeAll(async () => {
     RATE_LIMIT_MAX: '1000000',
   });
   player = await new Player(svc.api, svc.rpcUrl).onboard(50);
-  second = await buildApp(apiDepsOf(svc.wiring));
+  secondDeps = apiDepsOf(svc.wiring);
+  second = await buildApp(secondDeps);
   secondUrl = `${await second.listen({ port: 0, host: '127.0.0.1' })}/api`;
 }, 120_000);
 afterAll(async () => {
@@ -254,7 +257,7 @@ describe('GET /api/activity/stream', () => {
 });
 
 describe('under load', () => {
-  const secondStream = () => second.activityStream;
+  const secondStream = () => secondDeps.activityStream;
 
   it('1,000 concurrent subscribers all receive a play; closed clients are let go', { timeout: 180_000 }, async () => {
     const seq = String(await currentSeq());
@@ -343,20 +346,19 @@ describe('under load', () => {
   });
 
   it('answers SERVICE_UNAVAILABLE when no snapshot can be read, and still resumes from the journal', async () => {
-    const down = await buildApp(
-      apiDepsOf({
-        ...svc.wiring,
-        activitySnapshot: async () => {
-          throw new PfwsError('SERVICE_UNAVAILABLE', 'analytics are down');
-        },
-      }),
-    );
+    const downDeps = apiDepsOf({
+      ...svc.wiring,
+      activitySnapshot: async () => {
+        throw new PfwsError('SERVICE_UNAVAILABLE', 'analytics are down');
+      },
+    });
+    const down = await buildApp(downDeps);
     const base = `${await down.listen({ port: 0, host: '127.0.0.1' })}/api`;
     try {
       const fresh = await openSse(`${base}/activity/stream`);
       expect(fresh.status).toBe(503);
       expect(fresh.body.error.code).toBe('SERVICE_UNAVAILABLE');
-      expect(down.activityStream.stats().clients).toBe(0);
+      expect(downDeps.activityStream.stats().clients).toBe(0);
       const seq = await currentSeq();
       const resumed = await openSse(`${base}/activity/stream`, { 'last-event-id': String(seq) });
       clients.push(resumed);
