@@ -240,7 +240,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
     withdrawals: new WithdrawalStore(redis, keys, scripts, notAfter),
     lp: new LpStore(redis, keys, scripts),
     payments: new PaymentStore(redis, keys),
-    transparency: new TransparencyStore(redis, keys),
+    transparency: new TransparencyStore(redis, keys, config.tilesDir),
     agents: new AgentStore(redis, keys, scripts),
     heartbeats: new HeartbeatStore(redis, keys),
     shipper: new ShipperStore(redis, keys, scripts),

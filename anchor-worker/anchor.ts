@@ -166,7 +166,10 @@ export class Anchorer {
     if (await this.#commitNew()) await this.fill();
     const { checkpoints, anchorKey } = this.deps;
     await signLatestCheckpoint({ anchorStore: this.store, transparency: checkpoints.store, anchorKey, origin: checkpoints.origin });
-    return this.store.committedSize();
+    const committed = await this.store.committedSize();
+    // Tiles the API cannot find as files it computes and stores itself: a failed write delays nothing.
+    await checkpoints.store.writeFullTiles(committed).catch((err: unknown) => this.#log.warn({ err, committed }, 'anchor: full tiles not written'));
+    return committed;
   }
 
   async #commitNew(): Promise<boolean> {

@@ -105,6 +105,14 @@ export const ConfigSchema = Type.Object({
   KEYS_DIR: Type.Optional(
     Type.String({ minLength: 1, accepted: 'a directory path', description: 'Operator keypair files ack.json, anchor.json, keeper.json' }),
   ),
+  TILES_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      accepted: 'a directory path',
+      description:
+        'Full bet-log tiles as files in the C2SP tlog-tiles layout (tile/<L>/<N>, tile/entries/<N>), written once by the worker; default DATA_DIR/tiles',
+    }),
+  ),
   EXPLORER_BASE_URL: Type.String({ default: 'https://explorer.solana.com', description: 'Block explorer for commit links' }),
   LOG_LEVEL: OneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
   LOG_FORMAT: OneOf(['auto', 'pretty', 'json'], 'auto', 'Log lines: pretty (readable) or json; auto is pretty on a terminal, json otherwise'),
@@ -234,6 +242,8 @@ export interface Config extends Omit<RawConfig, 'INDEXER_COMMITMENT' | 'REDIS_WA
   cluster: 'localnet' | 'devnet' | 'testnet' | 'mainnet-beta';
   dataDir: string;
   keysDir: string;
+  /** TILES_DIR resolved: where full tiles are kept as files. */
+  tilesDir: string;
   /** AGENT_MAX_BET, AGENT_MAX_WAGERED and AGENT_WINDOW_MS as the ledger uses them. */
   agentLimits: AgentLimitSettings;
   /** MIN_WITHDRAWAL_USDC (micro-USDC) and MAX_PENDING_WITHDRAWALS_PER_WALLET. */
@@ -358,6 +368,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     INDEXER_COMMITMENT: parsed.INDEXER_COMMITMENT ?? (localnet ? 'confirmed' : 'finalized'),
     dataDir,
     keysDir: path.resolve(parsed.KEYS_DIR ?? path.join(dataDir, 'keys')),
+    tilesDir: path.resolve(parsed.TILES_DIR ?? path.join(dataDir, 'tiles')),
     agentLimits,
     withdrawalLimits: { minimum: positive('MIN_WITHDRAWAL_USDC'), maxPending: parsed.MAX_PENDING_WITHDRAWALS_PER_WALLET },
     minTopUp: positive('MIN_TOP_UP_USDC'),

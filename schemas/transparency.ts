@@ -67,6 +67,9 @@ export const CheckpointNote = {
 };
 
 /** Tiles are bytes, sent as stored (cached as immutable); the schema only documents them. */
+/** A conditional GET whose If-None-Match names the current ETag: no body. */
+export const NotModified = { description: 'Not modified: If-None-Match names the ETag of the current bytes' };
+
 export const TileBytes = {
   description: 'The tile',
   content: {
