@@ -15,8 +15,31 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function sendCacheable(request: FastifyRequest, reply: FastifyReply, bytes: Uint8Array, cacheControl: string, type: string): FastifyReply {
-  const etag = etagOf(bytes);
+/**
+ * ETags of immutable bytes by name, so that serving them again hashes nothing; bounded, and emptied when full.
+ */
+export class EtagMemo {
+  readonly #tags = new Map<string, string>();
+  constructor(readonly limit = 100_000) {}
+  of(name: string, bytes: Uint8Array): string {
+    let tag = this.#tags.get(name);
+    if (tag === undefined) {
+      tag = etagOf(bytes);
+      if (this.#tags.size >= this.limit) this.#tags.clear();
+      this.#tags.set(name, tag);
+    }
+    return tag;
+  }
+}
+
+export function sendCacheable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bytes: Uint8Array,
+  cacheControl: string,
+  type: string,
+  etag = etagOf(bytes),
+): FastifyReply {
   reply.header('cache-control', cacheControl).header('etag', etag);
   if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
   return reply.type(type).send(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));

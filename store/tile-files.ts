@@ -1,11 +1,16 @@
 // Full bet-log tiles as files in the C2SP tlog-tiles layout (`tile/<L>/<N>`, `tile/entries/<N>`), so that any
 // static server, CDN or plain copy can serve them: a full tile never changes once its commit is anchored.
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile as readFileCallback } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 /** The file that records the committed size whose full tiles are all written (outside the `tile/` tree). */
 const WRITTEN = 'written-size';
+
+// The callback readFile reads a small file in one go; fs/promises reads it in several steps, at about twice the CPU.
+const readFile = promisify(readFileCallback);
 
 const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
 

@@ -1,7 +1,7 @@
 // Reads for independent verifiers (design §11): the trust root, the bet log as C2SP tiles and entry
 // bundles, receipt bundles, the signed checkpoint, and the on-chain pointer to a session key's setup.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendCacheable } from '../http-cache.ts';
+import { EtagMemo, sendCacheable } from '../http-cache.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
 import { PfwsError } from '../../protocol/errors.ts';
@@ -26,6 +26,7 @@ export default async function transparencyRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { transparency: store, trustRoots } = app;
   const meta = { tags: ['transparency'] };
+  const fullTileTags = new EtagMemo();
   // Keys are first published when the API starts, before it can take a bet: their validFrom precedes every signature.
   await trustRoots.current().catch((err: unknown) => app.log.warn({ err }, 'trust root: not published at start'));
 
@@ -64,7 +65,9 @@ export default async function transparencyRoutes(fastify: FastifyInstance) {
     }
     const stored = await store.tile(parsed);
     if (!stored) throw missing();
-    return sendCacheable(request, reply, stored.bytes, stored.full ? IMMUTABLE : SHORT, 'application/octet-stream');
+    if (!stored.full) return sendCacheable(request, reply, stored.bytes, SHORT, 'application/octet-stream');
+    // A full tile's bytes never change: its tag is hashed once per process.
+    return sendCacheable(request, reply, stored.bytes, IMMUTABLE, 'application/octet-stream', fullTileTags.of(request.url, stored.bytes));
   };
 
   app.get(
