@@ -422,7 +422,7 @@ export async function createWiring(config: Config, logger: Logger, rpcUrl: strin
         logger: workerLogger,
         maxEntries: config.ANCHOR_MAX_ENTRIES,
         commitment: config.INDEXER_COMMITMENT,
-        checkpoints: { store: stores.transparency, origin: checkpointOrigin(config.PUBLIC_BASE_URL) },
+        checkpoints: { store: stores.transparency, origin: checkpointOrigin(config.PUBLIC_BASE_URL), witnesses: config.witnesses },
         replication,
       },
       manifests: { store: stores.manifests, anchorKey: operator.anchor, maxEvents: config.MANIFEST_MAX_EVENTS, clock, logger: workerLogger, replication },

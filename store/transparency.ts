@@ -204,6 +204,25 @@ export class TransparencyStore {
     await this.redis.zadd(this.keys.betLogCheckpoints(), size, note);
   }
 
+  /** Keeps a witness's cosignature line of the checkpoint of `size` (a newer one replaces it). */
+  async saveCosignature(witness: string, size: number, line: string): Promise<void> {
+    await this.redis.hset(this.keys.betLogCosignatures(), witness, JSON.stringify({ size, line }));
+  }
+
+  /** Each witness's newest cosigned size and line. */
+  async cosignatures(): Promise<Map<string, { size: number; line: string }>> {
+    const all = await this.redis.hgetall(this.keys.betLogCosignatures());
+    return new Map(Object.entries(all).map(([name, json]) => [name, JSON.parse(json) as { size: number; line: string }]));
+  }
+
+  /** The newest signed checkpoint with the cosignature lines witnesses returned for it, after the log's own. */
+  async cosignedCheckpoint(): Promise<{ size: number; note: string } | null> {
+    const [latest, cosignatures] = await Promise.all([this.latestCheckpoint(), this.cosignatures()]);
+    if (!latest) return null;
+    const lines = [...cosignatures.values()].filter((c) => c.size === latest.size).map((c) => `${c.line}\n`);
+    return { size: latest.size, note: latest.note + lines.join('') };
+  }
+
   /** The newest signed checkpoint and its size. */
   async latestCheckpoint(): Promise<{ size: number; note: string } | null> {
     const [note, score] = await this.redis.zrange(this.keys.betLogCheckpoints(), '-1', '-1', 'WITHSCORES');

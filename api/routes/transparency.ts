@@ -41,12 +41,13 @@ export default async function transparencyRoutes(fastify: FastifyInstance) {
     {
       schema: {
         ...meta,
-        summary: 'The latest commit as a C2SP tlog-checkpoint, signed by the anchor key (text/plain)',
+        summary:
+          'The latest commit as a C2SP tlog-checkpoint, signed by the anchor key, with the cosignatures of the witnesses the operator lists (text/plain)',
         response: { ...responses({}), 200: CheckpointNote, 304: NotModified },
       },
     },
     async (request, reply) => {
-      const latest = await store.latestCheckpoint();
+      const latest = await store.cosignedCheckpoint();
       if (!latest) throw new PfwsError('NOT_FOUND', 'No checkpoint has been signed yet');
       return sendCacheable(request, reply, Buffer.from(latest.note), SHORT, 'text/plain; charset=utf-8');
     },
