@@ -51,7 +51,8 @@ export class TransparencyStore {
     }
     const size = await this.committedSize();
     const bytes = await this.#computeTile(tile, size);
-    if (bytes && full && this.#files) await this.#files.write(relative, bytes);
+    // Storing is a cache: a host that cannot write there (read-only, full) still serves the computed bytes.
+    if (bytes && full && this.#files) await this.#files.write(relative, bytes).catch(() => undefined);
     return bytes && { bytes, full };
   }
 
