@@ -34,6 +34,7 @@ import { type BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/an
 import type { TransparencyStore } from '../store/transparency.ts';
 import type { ReplicationBarrier } from '../store/replication.ts';
 import { signLatestCheckpoint } from './checkpoint.ts';
+import { cosignLatest, type WitnessConfig } from '../transparency/witnesses.ts';
 
 /** Points where tests stop the worker, to prove a restart from each is safe. */
 export interface AnchorHooks {
@@ -62,7 +63,7 @@ export interface AnchorerDeps {
   /** Receipts are filled only once a commit reached this commitment (finalized in production). */
   commitment: 'confirmed' | 'finalized';
   /** Where the C2SP checkpoint of each commit, signed by the anchor key, is stored, and its origin line. */
-  checkpoints: { store: TransparencyStore; origin: string };
+  checkpoints: { store: TransparencyStore; origin: string; witnesses?: readonly WitnessConfig[]; fetch?: typeof fetch };
   /** The entries a commit covers, and the pending commit itself, are on the replicas before it is sent. */
   replication: ReplicationBarrier;
 }
@@ -166,7 +167,17 @@ export class Anchorer {
     if (await this.#commitNew()) await this.fill();
     const { checkpoints, anchorKey } = this.deps;
     await signLatestCheckpoint({ anchorStore: this.store, transparency: checkpoints.store, anchorKey, origin: checkpoints.origin });
-    return this.store.committedSize();
+    await cosignLatest({
+      transparency: checkpoints.store,
+      consistencyProof: (a, b) => this.store.consistencyProof(a, b),
+      witnesses: checkpoints.witnesses ?? [],
+      logger: this.#log,
+      ...(checkpoints.fetch ? { fetch: checkpoints.fetch } : {}),
+    });
+    const committed = await this.store.committedSize();
+    // Tiles the API cannot find as files it computes and stores itself: a failed write delays nothing.
+    await checkpoints.store.writeFullTiles(committed).catch((err: unknown) => this.#log.warn({ err, committed }, 'anchor: full tiles not written'));
+    return committed;
   }
 
   async #commitNew(): Promise<boolean> {

@@ -8,6 +8,7 @@ import { benchSweeper } from './sweeper.ts';
 import { benchMerkle } from './merkle.ts';
 import { benchAnchor } from './anchor.ts';
 import { benchVerify } from './verify.ts';
+import { benchTiles } from './tiles.ts';
 import { benchMcp } from './mcp.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchSse } from './sse.ts';
@@ -56,6 +57,7 @@ const BENCHES: Record<string, Bench> = {
   merkle: async () => benchMerkle(),
   anchor: async ({ service }) => benchAnchor(await service()),
   verify: async () => benchVerify(),
+  tiles: async () => benchTiles(),
   mcp: async ({ service }) => benchMcp(await service()),
   // The live stream's delivery is part of the analytics goals (issue 11); `sse` runs it alone.
   analytics: async ({ service }) => ({ ...(await benchAnalytics()), ...(await benchSse(await service())) }),

@@ -7,6 +7,8 @@
  *   `verify.cliCapacityEntriesPerSec`, the rate every core could sustain at that cost with no service beside it.
  * - `verify.monitorPollMs.*`: a monitor poll that finds 1,000 new entries, at about 10k and at about
  *   100k entries, and one that finds none: its cost follows what is new, not the log's size.
+ * - `verify.ratioToSigCeiling`: `verify.entriesPerSec.100k` over the ceiling below; `verify.cpuOverSigs`: the CPU per entry
+ *   over three `verify.ed25519VerifyUs` (the issue-26 goals: at least 0.6, at most 1.5).
  * - `verify.ed25519VerifyUs` and `verify.sigCeilingEntriesPerSec`: one strict Ed25519 verification with the
  *   CLI's backend, and the entries per second that every core could verify if a Dice entry's three
  *   signatures (commit, ack, reveal) were all the work there is: the bound any other cost lowers.
@@ -173,6 +175,10 @@ export async function benchVerify(): Promise<Record<string, number>> {
     const result = JSON.parse(stdout) as { verdict: string; results: { subject: string }[] };
     if (result.verdict !== 'verified') throw new Error(`the audit of 100k entries did not verify: ${stdout.slice(0, 2000)}`);
     figures['verify.entriesPerSec.100k'] = Math.round(100_000 / (ms / 1000));
+    // Within this run, so the machine's load cancels out: throughput against the signature ceiling, and CPU per
+    // entry against the three Ed25519 verifications every Dice entry needs (1.0 would be signatures alone).
+    figures['verify.ratioToSigCeiling'] = Math.round((figures['verify.entriesPerSec.100k'] / figures['verify.sigCeilingEntriesPerSec']!) * 100) / 100;
+    figures['verify.cpuOverSigs'] = Math.round((cpuUsPerEntry / (3 * figures['verify.ed25519VerifyUs']!)) * 100) / 100;
     figures['verify.allSec.100k'] = Math.round(ms / 100) / 10;
     figures['verify.cores'] = os.availableParallelism();
     await appendDiceBets(redis, dataDir, prefix, players, 1_000);

@@ -4,6 +4,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import { parseDecimalAmount } from '../protocol/money.ts';
+import { parseWitnessKey } from '../protocol/witness.ts';
 
 const Int = (min: number, max: number, dflt: number, description: string) => Type.Integer({ minimum: min, maximum: max, default: dflt, description });
 // `accepted` says, in words, what a patterned variable takes: a failed start names the variable and this.
@@ -104,6 +105,23 @@ export const ConfigSchema = Type.Object({
   LP_MINT: Base58Key('LP share mint (required with SOLANA_RPC_URL)'),
   KEYS_DIR: Type.Optional(
     Type.String({ minLength: 1, accepted: 'a directory path', description: 'Operator keypair files ack.json, anchor.json, keeper.json' }),
+  ),
+  TILES_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      accepted: 'a directory path',
+      description:
+        'Full bet-log tiles as files in the C2SP tlog-tiles layout (tile/<L>/<N>, tile/entries/<N>), written once by the worker; default DATA_DIR/tiles',
+    }),
+  ),
+  WITNESSES: Type.Optional(
+    Type.String({
+      pattern:
+        '^\\s*[^\\s+,]+\\+[0-9a-f]{8}\\+[A-Za-z0-9+/]{44}\\s+https?://[^\\s,]+\\s*(,\\s*[^\\s+,]+\\+[0-9a-f]{8}\\+[A-Za-z0-9+/]{44}\\s+https?://[^\\s,]+\\s*)*$',
+      accepted: 'comma-separated "<witness vkey> <URL prefix>" pairs, such as "witness.example+1a2b3c4d+BA… https://witness.example"',
+      description:
+        'C2SP tlog-witness witnesses the worker asks to cosign each checkpoint (POST <URL prefix>/add-checkpoint); their cosignatures are served with it',
+    }),
   ),
   EXPLORER_BASE_URL: Type.String({ default: 'https://explorer.solana.com', description: 'Block explorer for commit links' }),
   LOG_LEVEL: OneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
@@ -234,6 +252,10 @@ export interface Config extends Omit<RawConfig, 'INDEXER_COMMITMENT' | 'REDIS_WA
   cluster: 'localnet' | 'devnet' | 'testnet' | 'mainnet-beta';
   dataDir: string;
   keysDir: string;
+  /** TILES_DIR resolved: where full tiles are kept as files. */
+  tilesDir: string;
+  /** WITNESSES parsed: each witness's verifier key and URL prefix. */
+  witnesses: { vkey: string; url: string }[];
   /** AGENT_MAX_BET, AGENT_MAX_WAGERED and AGENT_WINDOW_MS as the ledger uses them. */
   agentLimits: AgentLimitSettings;
   /** MIN_WITHDRAWAL_USDC (micro-USDC) and MAX_PENDING_WITHDRAWALS_PER_WALLET. */
@@ -358,6 +380,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     INDEXER_COMMITMENT: parsed.INDEXER_COMMITMENT ?? (localnet ? 'confirmed' : 'finalized'),
     dataDir,
     keysDir: path.resolve(parsed.KEYS_DIR ?? path.join(dataDir, 'keys')),
+    tilesDir: path.resolve(parsed.TILES_DIR ?? path.join(dataDir, 'tiles')),
+    witnesses: (parsed.WITNESSES ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean)
+      .map((item) => {
+        const [vkey, url] = item.split(/\s+/) as [string, string];
+        try {
+          parseWitnessKey(vkey);
+        } catch (err) {
+          throw new ConfigError(`invalid environment variable WITNESSES: ${JSON.stringify(vkey)}: ${(err as Error).message}`);
+        }
+        return { vkey, url: url.replace(/\/+$/, '') };
+      }),
     agentLimits,
     withdrawalLimits: { minimum: positive('MIN_WITHDRAWAL_USDC'), maxPending: parsed.MAX_PENDING_WITHDRAWALS_PER_WALLET },
     minTopUp: positive('MIN_TOP_UP_USDC'),

@@ -1074,6 +1074,7 @@ export const trustRoot = {
   lpMint: '6vTZX8X9ndqiVQJP8zF7KGPdXmgaeW2RCQGZxSJLcW8f',
   memoProgram: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
   checkpointOrigin: 'localhost/api/protocol/v1/bet-log',
+  checkpointVerifierKeys: ['localhost/api/protocol/v1/bet-log+669a47f6+AUW9xabzlC6BVIT78WV/ZueQP6jCTGQfX/H0/at8xeka'],
   keys: {
     ack: [{ publicKey: '3nH6agYSa3R6mNVwGBKkAJ2kqih52hXV5dkzxYNyUwCH', validFrom: '2026-11-23T16:03:34.912Z' }],
     anchor: [{ publicKey: '5hEy4RNutVocgffpJRqjCAY4exgKkpsFp1wW9rifGYrD', validFrom: '2026-11-23T16:03:34.912Z' }],

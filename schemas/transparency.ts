@@ -24,6 +24,10 @@ export const TrustRootResponse = Type.Object(
     lpMint: { ...Base58Address, description: 'the LP share mint' },
     memoProgram: { ...Base58Address, description: 'the Memo v2 program every pfws:v1 memo goes through' },
     checkpointOrigin: Type.String({ description: 'origin line and note key name of the bet-log checkpoint' }),
+    checkpointVerifierKeys: Type.Array(Type.String({ pattern: '^[^\\s+]+\\+[0-9a-f]{8}\\+[A-Za-z0-9+/]{44}$' }), {
+      description:
+        "the checkpoint's signed-note verifier keys, <origin>+<hex key ID>+<base64(0x01 ‖ anchor public key)>, one per anchor key, oldest first: what a witness operator configures (derived from checkpointOrigin and keys.anchor, so not part of what a verifier pins)",
+    }),
     keys: Type.Object(
       {
         ack: Type.Array(Key, { description: 'signs bet acks' }),
@@ -67,6 +71,9 @@ export const CheckpointNote = {
 };
 
 /** Tiles are bytes, sent as stored (cached as immutable); the schema only documents them. */
+/** A conditional GET whose If-None-Match names the current ETag: no body. */
+export const NotModified = { description: 'Not modified: If-None-Match names the ETag of the current bytes' };
+
 export const TileBytes = {
   description: 'The tile',
   content: {

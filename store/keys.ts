@@ -100,6 +100,8 @@ export class Keys {
   readonly manifestsBySeq = () => `${this.prefix}:manifests:by-seq`;
   /** Signed C2SP checkpoint notes, scored by tree size. */
   readonly betLogCheckpoints = () => `${this.prefix}:betlog:checkpoints`;
+  /** Witness name → `{ size, line }`: its newest cosignature of the checkpoint of that size. */
+  readonly betLogCosignatures = () => `${this.prefix}:betlog:cosignatures`;
   /** `<role>:<publicKey>` → when the key was first published in the trust root. */
   readonly trustRootKeys = () => `${this.prefix}:trust-root:keys`;
   /** BullMQ key prefix, so each deployment (and test) has its own queues. */

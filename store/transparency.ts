@@ -4,7 +4,8 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { parseBetLogItem } from './anchor-tree.ts';
 import { HASH_LENGTH } from '../protocol/merkle.ts';
-import { TILE_HEIGHT, TILE_WIDTH, encodeEntryBundle, nodesAtTileLevel } from '../protocol/tlog-tiles.ts';
+import { TILE_HEIGHT, TILE_WIDTH, encodeEntryBundle, entryBundlePath, nodesAtTileLevel, tilePath, type ParsedTilePath } from '../protocol/tlog-tiles.ts';
+import { TileFiles } from './tile-files.ts';
 import { canonicalize } from '../protocol/jcs.ts';
 import { utf8 } from '../protocol/encoding.ts';
 import type { TrustRootKey, TrustRootRole } from '../protocol/trust-root.ts';
@@ -17,11 +18,86 @@ export interface SessionKeyPointer {
   slot: number;
 }
 
+/** A tile's bytes and whether it is full (then they never change). */
+export interface StoredTile {
+  bytes: Uint8Array;
+  full: boolean;
+}
+
 export class TransparencyStore {
+  readonly #files: TileFiles | null;
+
+  /** @param tilesDir where full tiles are kept as files (TILES_DIR); without it every tile is computed. */
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
-  ) {}
+    tilesDir?: string,
+  ) {
+    this.#files = tilesDir ? new TileFiles(tilesDir) : null;
+  }
+
+  /**
+   * A hash tile or entry bundle of the committed tree, null when it has none there yet. A full tile is read
+   * from its file; one not written yet (the worker has not reached it, or this host does not share its
+   * TILES_DIR) is computed, then stored. A partial tile is always computed.
+   */
+  async tile(tile: ParsedTilePath): Promise<StoredTile | null> {
+    const full = tile.width === TILE_WIDTH;
+    const relative = tile.level === null ? entryBundlePath(tile.index, tile.width) : tilePath({ level: tile.level, index: tile.index, width: tile.width });
+    if (full && this.#files) {
+      // A file exists only for a tile of a committed tree, and the log never forks: no size check is needed.
+      const stored = await this.#files.read(relative);
+      if (stored) return { bytes: stored, full };
+    }
+    const size = await this.committedSize();
+    const bytes = await this.#computeTile(tile, size);
+    // Storing is a cache: a host that cannot write there (read-only, full) still serves the computed bytes.
+    if (bytes && full && this.#files) await this.#files.write(relative, bytes).catch(() => undefined);
+    return bytes && { bytes, full };
+  }
+
+  #computeTile(tile: ParsedTilePath, size: number): Promise<Uint8Array | null> {
+    return tile.level === null ? this.entryBundle(tile.index, tile.width, size) : this.hashTile(tile.level, tile.index, tile.width, size);
+  }
+
+  /**
+   * Writes every full tile (hashes on every level, and entry bundles) that a committed tree of `size` completes
+   * and an earlier call did not write. The worker calls it once a commit is anchored.
+   * @returns how many tile files were written
+   */
+  async writeFullTiles(size: number): Promise<number> {
+    const files = this.#files;
+    if (!files) return 0;
+    const from = await files.writtenSize();
+    if (size <= from) return 0;
+    let written = 0;
+    // Several tiles a round trip: a catch-up (a new TILES_DIR, a restored host) writes a whole log at once.
+    const BATCH = 16;
+    for (let index = Math.floor(from / TILE_WIDTH); index < Math.floor(size / TILE_WIDTH); index += BATCH) {
+      const count = Math.min(BATCH, Math.floor(size / TILE_WIDTH) - index);
+      const texts = await this.#entryTexts(index * TILE_WIDTH, count * TILE_WIDTH);
+      for (let k = 0; k < count; k++) {
+        const bundle = encodeEntryBundle(texts.slice(k * TILE_WIDTH, (k + 1) * TILE_WIDTH).map(utf8));
+        await files.write(entryBundlePath(index + k, TILE_WIDTH), bundle);
+        written++;
+      }
+    }
+    for (let level = 0; nodesAtTileLevel(size, level) >= TILE_WIDTH; level++) {
+      const end = Math.floor(nodesAtTileLevel(size, level) / TILE_WIDTH);
+      for (let index = Math.floor(nodesAtTileLevel(from, level) / TILE_WIDTH); index < end; index += BATCH) {
+        const count = Math.min(BATCH, end - index);
+        const hashes = await this.hashTile(level, index, count * TILE_WIDTH, size);
+        if (!hashes) throw new Error(`a committed tree of ${size} entries lacks level-${level} tiles ${index}…${index + count - 1}`);
+        for (let k = 0; k < count; k++) {
+          const bytes = hashes.subarray(k * TILE_WIDTH * HASH_LENGTH, (k + 1) * TILE_WIDTH * HASH_LENGTH);
+          await files.write(tilePath({ level, index: index + k, width: TILE_WIDTH }), bytes);
+          written++;
+        }
+      }
+    }
+    await files.setWrittenSize(size);
+    return written;
+  }
 
   /** The size of the latest commit: tiles are served for the committed tree only. */
   async committedSize(): Promise<number> {
@@ -94,8 +170,16 @@ export class TransparencyStore {
    * each, against the 0.7 kB stored text).
    */
   async entryBundle(index: number, width: number, treeSize: number): Promise<Uint8Array | null> {
-    const ids = await this.#ids(index, width, treeSize);
-    if (!ids) return null;
+    const start = index * TILE_WIDTH;
+    if (start + width > treeSize) return null;
+    return encodeEntryBundle((await this.#entryTexts(start, width)).map(utf8));
+  }
+
+  /** The canonical JSON of entries `[start, start + count)`, which the log must hold. */
+  async #entryTexts(start: number, count: number): Promise<string[]> {
+    const items = await this.redis.lrange(this.keys.betLog(), start, start + count - 1);
+    if (items.length !== count) throw new Error(`the bet log holds fewer than ${start + count} entries`);
+    const ids = items.map((item, i) => parseBetLogItem(item, start + i).receiptId);
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hget(this.keys.receipt(id), 'entry');
     const replies = (await pipeline.exec()) ?? [];
@@ -106,19 +190,38 @@ export class TransparencyStore {
     const missing = entries.flatMap((e, i) => (e === null ? [i] : []));
     if (missing.length) {
       const bodies = await this.#fields(
-        missing.map((i) => [index * TILE_WIDTH + i, ids[i]!]),
+        missing.map((i) => [start + i, ids[i]!]),
         ['body'],
       );
       missing.forEach((i, k) => {
         entries[i] = canonicalize(entryOf(bodies[k]![0]!));
       });
     }
-    return encodeEntryBundle(entries.map((e) => utf8(e as string)));
+    return entries as string[];
   }
 
   /** Stores a signed checkpoint of `size` (idempotent: one size has one root, and Ed25519 is deterministic). */
   async saveCheckpoint(size: number, note: string): Promise<void> {
     await this.redis.zadd(this.keys.betLogCheckpoints(), size, note);
+  }
+
+  /** Keeps a witness's cosignature line of the checkpoint of `size` (a newer one replaces it). */
+  async saveCosignature(witness: string, size: number, line: string): Promise<void> {
+    await this.redis.hset(this.keys.betLogCosignatures(), witness, JSON.stringify({ size, line }));
+  }
+
+  /** Each witness's newest cosigned size and line. */
+  async cosignatures(): Promise<Map<string, { size: number; line: string }>> {
+    const all = await this.redis.hgetall(this.keys.betLogCosignatures());
+    return new Map(Object.entries(all).map(([name, json]) => [name, JSON.parse(json) as { size: number; line: string }]));
+  }
+
+  /** The newest signed checkpoint with the cosignature lines witnesses returned for it, after the log's own. */
+  async cosignedCheckpoint(): Promise<{ size: number; note: string } | null> {
+    const [latest, cosignatures] = await Promise.all([this.latestCheckpoint(), this.cosignatures()]);
+    if (!latest) return null;
+    const lines = [...cosignatures.values()].filter((c) => c.size === latest.size).map((c) => `${c.line}\n`);
+    return { size: latest.size, note: latest.note + lines.join('') };
   }
 
   /** The newest signed checkpoint and its size. */

@@ -4,6 +4,8 @@ import type { ChainSetup } from '../chain/genesis.ts';
 import type { SolanaRpc } from '../chain/rpc.ts';
 import { checkpointOrigin } from '../protocol/checkpoint.ts';
 import { MEMO_PROGRAM_ID } from '../protocol/memo.ts';
+import { fromBase58 } from '../protocol/encoding.ts';
+import { verifierKeyString } from '../protocol/signed-note.ts';
 import { TRUST_ROOT_VERSION, type TrustRoot } from '../protocol/trust-root.ts';
 import type { TransparencyStore } from '../store/transparency.ts';
 import type { Base58Key } from '../protocol/address.ts';
@@ -37,10 +39,14 @@ export class TrustRoots {
     return this.#genesisHash;
   }
 
-  /** Publishes today's keys (a key's first publication is its `validFrom`) and returns the document. */
-  async current(): Promise<TrustRoot> {
+  /**
+   * Publishes today's keys (a key's first publication is its `validFrom`) and returns the document, with the
+   * checkpoint's signed-note verifier keys (derived, so outside what a verifier pins).
+   */
+  async current(): Promise<TrustRoot & { checkpointVerifierKeys: string[] }> {
     const { deps } = this;
     const { setup } = deps;
+    const origin = checkpointOrigin(deps.publicBaseUrl);
     const keys = await deps.store.publishKeys(
       { ack: deps.ackPublicKey, anchor: deps.anchorPublicKey, keeper: setup.vaultAuthority },
       deps.clock().toISOString(),
@@ -54,7 +60,8 @@ export class TrustRoots {
       vaultTokenAccount: setup.vaultTokenAccount,
       lpMint: setup.lpMint,
       memoProgram: MEMO_PROGRAM_ID,
-      checkpointOrigin: checkpointOrigin(deps.publicBaseUrl),
+      checkpointOrigin: origin,
+      checkpointVerifierKeys: keys.anchor.map((k) => verifierKeyString({ name: origin, publicKey: fromBase58(k.publicKey, 32) })),
       keys,
     };
   }

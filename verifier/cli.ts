@@ -20,6 +20,7 @@ import { runMonitor } from './monitor.ts';
 import { EXIT, exitCodeOf, formatJson, formatText, summarize } from './format.ts';
 import { installCrypto } from './crypto.ts';
 import { UsageError } from './trust.ts';
+import { parseWitnessKey } from '../protocol/witness.ts';
 import { saveState, stateFileOf } from './state.ts';
 import { isAddress } from '../protocol/address.ts';
 
@@ -46,6 +47,9 @@ Options:
   --trust-root FILE  the trust root to check against (default: the one pinned on first use)
   --state DIR        where pins and the monitor state live (default $PFWS_VERIFY_HOME or ~/.config/pfws-verify)
   --workers N        worker threads for bulk checks (default: one per core; 0 checks inline)
+  --witness VKEY     a witness (c2sp.org/tlog-witness) whose cosignature the checkpoint must carry, as its
+                     vkey <name>+<hex key ID>+<base64 key>; repeatable
+  --witness-quorum N how many of the --witness keys must have cosigned it (default: all of them)
   --interval S       monitor: seconds between polls (default 30)
   --json             print the results as JSON
   --verbose          list every check, not only failures
@@ -90,6 +94,8 @@ const OPTIONS = {
   token: { type: 'string' },
   file: { type: 'string' },
   wallet: { type: 'string' },
+  witness: { type: 'string', multiple: true },
+  'witness-quorum': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -123,6 +129,18 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
     const { wallet } = values;
     if (wallet !== undefined && !isAddress(wallet)) throw new UsageError(`--wallet must be a base58 Solana address, got ${JSON.stringify(wallet)}`);
     const workers = values.workers === undefined ? 'auto' : intOption(values.workers, 'workers', 0, 256, 0);
+    const witnessKeys = (values.witness ?? []).map((vkey) => {
+      try {
+        return parseWitnessKey(vkey);
+      } catch (err) {
+        throw new UsageError(`--witness ${JSON.stringify(vkey)}: ${(err as Error).message}`);
+      }
+    });
+    if (values['witness-quorum'] !== undefined && !witnessKeys.length) throw new UsageError('--witness-quorum needs at least one --witness');
+    const witnesses = {
+      keys: witnessKeys,
+      quorum: intOption(values['witness-quorum'], 'witness-quorum', 1, Math.max(1, witnessKeys.length), witnessKeys.length),
+    };
     const intervalMs = intOption(values.interval, 'interval', 1, 86_400, 30) * 1000;
     const polls = values.once ? 1 : intOption(values.polls, 'polls', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
     if (!['receipt', 'all', 'log', 'manifests', 'monitor', 'state-proof'].includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
@@ -144,6 +162,7 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
         stateDir,
         progress,
         workers,
+        witnesses,
         notice: (t) => io.err(t),
       });
 

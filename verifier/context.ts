@@ -1,6 +1,7 @@
 // Everything a verification run shares: the API and the user's RPC, the pinned trust root, the anchor
 // keys' memos, RNG anchors, progress, and the checks of the run's own footing (trust root, cluster).
 import { RngAnchors } from '../protocol/verify/rng.ts';
+import type { WitnessKey } from '../protocol/witness.ts';
 import { Checks } from '../protocol/verify/report.ts';
 import type { SignedMemo } from '../protocol/verify/chain.ts';
 import { keyAt, keysOf } from '../protocol/trust-root.ts';
@@ -20,6 +21,13 @@ export interface RunOptions {
   workers: number | 'auto';
   /** One-line notices to the user (stderr). */
   notice(text: string): void;
+  /** Witnesses whose cosignatures the checkpoint must carry, at least `quorum` of them (none: not checked). */
+  witnesses?: WitnessQuorum;
+}
+
+export interface WitnessQuorum {
+  keys: WitnessKey[];
+  quorum: number;
 }
 
 export interface VerifierContext {
@@ -36,6 +44,7 @@ export interface VerifierContext {
   /** The ack key that signed at a time. */
   ackKey(committedAt: string): string;
   anchorKeys: string[];
+  witnesses: WitnessQuorum;
 }
 
 /** Opens a run: pins or checks the trust root, picks the RPC, and checks that it serves the pinned cluster. */
@@ -68,6 +77,7 @@ export async function openContext(options: RunOptions): Promise<VerifierContext>
     setup,
     ackKey: (at) => keyAt(trust.root, 'ack', at),
     anchorKeys: keysOf(trust.root, 'anchor'),
+    witnesses: options.witnesses ?? { keys: [], quorum: 0 },
   };
 }
 

@@ -9,6 +9,7 @@ import type { Checkpoint } from '../protocol/checkpoint.ts';
 import { anchorMemos, type VerifierContext } from './context.ts';
 import { FetchError } from './http.ts';
 import { checkVault } from './trust.ts';
+import { cosigningWitnesses } from '../protocol/witness.ts';
 
 interface CommitsPage {
   commits: PublishedCommit[];
@@ -28,6 +29,21 @@ export async function publishedCommits(ctx: VerifierContext): Promise<PublishedC
       throw new FetchError('the commit list does not page forward');
     after = page.nextAfterEntryCount;
   }
+}
+
+/**
+ * The witnesses' cosignatures on the served checkpoint: at least the quorum of the `--witness` keys must have
+ * cosigned it (c2sp.org/tlog-cosignature). Nothing is checked when no witness is given.
+ */
+export function checkWitnesses(ctx: VerifierContext, note: string | null, checks: Checks): void {
+  const { keys, quorum } = ctx.witnesses;
+  if (!keys.length) return;
+  const cosigners = note === null ? [] : cosigningWitnesses(note, keys);
+  checks.add(
+    'checkpoint-witnesses',
+    cosigners.length >= quorum,
+    `the checkpoint carries valid cosignatures by ${cosigners.length} of the ${keys.length} given witnesses (${cosigners.join(', ') || 'none'}), fewer than the quorum of ${quorum}`,
+  );
 }
 
 /** The served checkpoint note; null when none is served. */
@@ -84,7 +100,9 @@ export async function commitLogReport(
   if (vaultBalance === null) extra.error('solvency', 'the vault balance is not known, so solvency is not checked');
   let checkpoint: Checkpoint | null = null;
   try {
-    checkpoint = checkCheckpoint(await readCheckpoint(ctx), ctx.trust.root.checkpointOrigin, ctx.anchorKeys, committedRootsOf(commits), extra);
+    const note = await readCheckpoint(ctx);
+    checkpoint = checkCheckpoint(note, ctx.trust.root.checkpointOrigin, ctx.anchorKeys, committedRootsOf(commits), extra);
+    checkWitnesses(ctx, note, extra);
   } catch (err) {
     extra.error('checkpoint-signature', `the checkpoint cannot be read: ${(err as Error).message}`);
   }

@@ -14,7 +14,7 @@ import type { SignedMemo } from '../protocol/verify/chain.ts';
 import type { Checkpoint } from '../protocol/checkpoint.ts';
 import { anchorMemos, type VerifierContext } from './context.ts';
 import { auditEntries } from './audit.ts';
-import { commitLogReport, readCheckpoint } from './log.ts';
+import { checkWitnesses, commitLogReport, readCheckpoint } from './log.ts';
 import { checkManifests } from './manifests.ts';
 import { firstTileSince, rangeFromTiles } from './tiles.ts';
 import { checkVault } from './trust.ts';
@@ -108,13 +108,9 @@ export async function auditRun(ctx: VerifierContext, prior: MonitorState | null,
     const known = new Map(prior.roots);
     for (const c of commits) if (!known.has(c.memo.entryCount)) known.set(c.memo.entryCount, c.memo.betLogRoot);
     try {
-      checkpoint = checkCheckpoint(
-        await readCheckpoint(ctx),
-        ctx.trust.root.checkpointOrigin,
-        ctx.anchorKeys,
-        { rootAt: (n) => known.get(n), size },
-        commitChecks,
-      );
+      const note = await readCheckpoint(ctx);
+      checkWitnesses(ctx, note, commitChecks);
+      checkpoint = checkCheckpoint(note, ctx.trust.root.checkpointOrigin, ctx.anchorKeys, { rootAt: (n) => known.get(n), size }, commitChecks);
     } catch (err) {
       commitChecks.error('checkpoint-signature', `the checkpoint cannot be read: ${(err as Error).message}`);
     }

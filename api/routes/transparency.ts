@@ -1,11 +1,13 @@
 // Reads for independent verifiers (design §11): the trust root, the bet log as C2SP tiles and entry
 // bundles, receipt bundles, the signed checkpoint, and the on-chain pointer to a session key's setup.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { EtagMemo, sendCacheable } from '../http-cache.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { responses } from '../../schemas/common.ts';
 import { PfwsError } from '../../protocol/errors.ts';
 import {
   CheckpointNote,
+  NotModified,
   ReceiptBundlePath,
   ReceiptBundleResponse,
   SessionKeyPointerParams,
@@ -17,8 +19,9 @@ import {
 import { parseTilePath } from '../../protocol/tlog-tiles.ts';
 import type { ApiDeps } from '../deps.ts';
 
-// A tile of a given width never changes; only a missing one may appear later.
+// A full tile never changes; a partial one is followed by a wider one, as the checkpoint is by a newer one.
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+const SHORT = 'public, max-age=2';
 
 /** The parts these routes use. */
 export type TransparencyRouteDeps = Pick<ApiDeps, 'transparency' | 'trustRoots'>;
@@ -26,6 +29,7 @@ export type TransparencyRouteDeps = Pick<ApiDeps, 'transparency' | 'trustRoots'>
 export default async function transparencyRoutes(fastify: FastifyInstance, { transparency: store, trustRoots }: TransparencyRouteDeps) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const meta = { tags: ['transparency'] };
+  const fullTileTags = new EtagMemo();
   // Keys are first published when the API starts, before it can take a bet: their validFrom precedes every signature.
   await trustRoots.current().catch((err: unknown) => app.log.warn({ err }, 'trust root: not published at start'));
 
@@ -40,35 +44,34 @@ export default async function transparencyRoutes(fastify: FastifyInstance, { tra
     {
       schema: {
         ...meta,
-        summary: 'The latest commit as a C2SP tlog-checkpoint, signed by the anchor key (text/plain)',
-        response: { ...responses({}), 200: CheckpointNote },
+        summary:
+          'The latest commit as a C2SP tlog-checkpoint, signed by the anchor key, with the cosignatures of the witnesses the operator lists (text/plain)',
+        response: { ...responses({}), 200: CheckpointNote, 304: NotModified },
       },
     },
-    async (_request, reply) => {
-      const latest = await store.latestCheckpoint();
+    async (request, reply) => {
+      const latest = await store.cosignedCheckpoint();
       if (!latest) throw new PfwsError('NOT_FOUND', 'No checkpoint has been signed yet');
-      return reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=2').send(latest.note);
+      return sendCacheable(request, reply, Buffer.from(latest.note), SHORT, 'text/plain; charset=utf-8');
     },
   );
 
-  const tile = (bundle: 'tile' | 'receipts') => async (params: { '*': string }, reply: FastifyReply) => {
-    const parsed = parseTilePath(bundle === 'tile' ? params['*'] : `entries/${params['*']}`);
+  const tile = (bundle: 'tile' | 'receipts') => async (request: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
+    const parsed = parseTilePath(bundle === 'tile' ? request.params['*'] : `entries/${request.params['*']}`);
     if (!parsed) throw new PfwsError('NOT_FOUND', 'Not a tile path (see c2sp.org/tlog-tiles)');
-    const size = await store.committedSize();
-    const missing = () => new PfwsError('NOT_FOUND', `The committed log (${size} entries) has no such tile yet`);
+    const missing = () => new PfwsError('NOT_FOUND', 'The committed log has no such tile yet');
     if (bundle === 'receipts') {
+      const size = await store.committedSize();
       const json = await store.receiptBundleJson(parsed.index, parsed.width, size);
       if (json === null) throw missing();
       // Receipt anchors are filled after their commit lands, so these are not immutable.
       return reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=5').send(json);
     }
-    const bytes =
-      parsed.level === null ? await store.entryBundle(parsed.index, parsed.width, size) : await store.hashTile(parsed.level, parsed.index, parsed.width, size);
-    if (!bytes) throw missing();
-    return reply
-      .type('application/octet-stream')
-      .header('cache-control', IMMUTABLE)
-      .send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    const stored = await store.tile(parsed);
+    if (!stored) throw missing();
+    if (!stored.full) return sendCacheable(request, reply, stored.bytes, SHORT, 'application/octet-stream');
+    // A full tile's bytes never change: its tag is hashed once per process.
+    return sendCacheable(request, reply, stored.bytes, IMMUTABLE, 'application/octet-stream', fullTileTags.of(request.url, stored.bytes));
   };
 
   app.get(
@@ -78,10 +81,10 @@ export default async function transparencyRoutes(fastify: FastifyInstance, { tra
         ...meta,
         summary: 'C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] (hashes, height 8) and tile/entries/<N>[.p/<W>] (entry bundles), of the committed tree',
         params: TilePath,
-        response: { ...responses({}), 200: TileBytes },
+        response: { ...responses({}), 200: TileBytes, 304: NotModified },
       },
     },
-    async (request, reply) => tile('tile')(request.params, reply),
+    async (request, reply) => tile('tile')(request, reply),
   );
 
   app.get(
@@ -94,7 +97,7 @@ export default async function transparencyRoutes(fastify: FastifyInstance, { tra
         response: responses({ 200: ReceiptBundleResponse }),
       },
     },
-    async (request, reply) => tile('receipts')(request.params, reply),
+    async (request, reply) => tile('receipts')(request, reply),
   );
 
   app.get(

@@ -3,7 +3,9 @@
 // root, and the pointer to a session key's setup on-chain.
 import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { base58 } from '@scure/base';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
@@ -201,13 +203,15 @@ describe('the service', () => {
     ).toThrow('bad signature');
   });
 
-  it('serves tiles and entry bundles of the committed log, immutable, and 404 beyond it', async () => {
+  it('serves tiles and entry bundles of the committed log, partial ones briefly cached, and 404 beyond it', async () => {
     const size = (await http('GET', `${svc.api}/protocol/v1/bet-log/commits?limit=1000`)).body.committedSize as number;
     const tile = await fetch(`${svc.api}/protocol/v1/bet-log/tile/0/000.p/${size}`);
     expect(tile.status).toBe(200);
     expect(tile.headers.get('content-type')).toBe('application/octet-stream');
-    expect(tile.headers.get('cache-control')).toContain('immutable');
+    expect(tile.headers.get('cache-control')).toBe('public, max-age=2');
     const hashes = Buffer.from(await tile.arrayBuffer());
+    // The worker recorded, beside the tiles it writes, that every full tile of the committed size is written.
+    await vi.waitFor(() => expect(readFileSync(path.join(svc.config.tilesDir, 'written-size'), 'utf8')).toBe(String(size)), { timeout: 10_000 });
     const bundle = new Uint8Array(await (await fetch(`${svc.api}/protocol/v1/bet-log/tile/entries/000.p/${size}`)).arrayBuffer());
     const entries = decodeEntryBundle(bundle, size);
     expect(Buffer.concat(entries.map((e) => Buffer.from(leafHash(e)))).equals(hashes)).toBe(true);

@@ -1,0 +1,105 @@
+/**
+ * Tile serving benchmark, in-process (no chain; HTTP on loopback): the API's route over a log of 64 full tiles.
+ * - `tiles.cpuUsPerServedEntry`: the server's CPU per entry served as a stored full entry bundle (and
+ *   `.hashes`: as a stored full level-0 hash tile) over HTTP, ETag included; the client is another process.
+ * - `tiles.cpuUsPerComputedEntry`: the same bundles computed from Redis on each request (no TILES_DIR),
+ *   as before tiles were files.
+ * @module
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import Fastify from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { Keys } from '../store/keys.ts';
+import { BetLogTree } from '../store/anchor-tree.ts';
+import { TransparencyStore } from '../store/transparency.ts';
+import transparencyRoutes from '../api/routes/transparency.ts';
+import errorsPlugin from '../api/plugins/errors.ts';
+import type { TrustRoots } from '../transparency/trust-root.ts';
+
+const TILES = 64;
+const SIZE = TILES * 256;
+const ROUNDS = 10;
+const run = promisify(execFile);
+
+// The client runs in a child process, so this process's CPU is the server's alone.
+const CLIENT = `
+const [base, rounds, ...paths] = process.argv.slice(1);
+for (let r = 0; r < Number(rounds); r++)
+  for (const p of paths) {
+    const res = await fetch(base + p);
+    if (res.status !== 200) throw new Error(p + ' answered ' + res.status);
+    await res.arrayBuffer();
+  }
+`;
+
+async function cpuUsPerEntry(store: TransparencyStore, urls: string[]): Promise<number> {
+  const app = Fastify();
+  await app.register(errorsPlugin);
+  app.decorate('transparency', store);
+  app.decorate('trustRoots', { current: async () => ({}) } as unknown as TrustRoots);
+  await app.register(transparencyRoutes);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const client = (rounds: number) => run(process.execPath, ['--input-type=module', '-e', CLIENT, base, String(rounds), ...urls]);
+  try {
+    await client(1);
+    const before = process.cpuUsage();
+    await client(ROUNDS);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / (ROUNDS * urls.length * 256);
+  } finally {
+    await app.close();
+  }
+}
+
+export async function benchTiles(): Promise<Record<string, number>> {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const keys = new Keys(`bench-tiles-${randomBytes(4).toString('hex')}`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-tiles-'));
+  try {
+    // Entries about as long as a Dice entry's canonical JSON (700 bytes).
+    const pipeline = redis.pipeline();
+    for (let i = 0; i < SIZE; i++) {
+      const entry = JSON.stringify({ n: i, pad: 'x'.repeat(680), receiptId: `r${i}`, v: 1 });
+      const leaf = createHash('sha256')
+        .update(Buffer.from([0]))
+        .update(entry)
+        .digest('hex');
+      pipeline.rpush(keys.betLog(), `${leaf}:r${i}`);
+      pipeline.hset(keys.receipt(`r${i}`), 'entry', entry);
+    }
+    await pipeline.exec();
+    await (await BetLogTree.load(redis, keys)).extendTo(SIZE);
+    await redis.hset(keys.anchor(), 'committedSize', String(SIZE));
+    const stored = new TransparencyStore(redis, keys, dir);
+    await stored.writeFullTiles(SIZE);
+    const index = (i: number) => String(i).padStart(3, '0');
+    const bundles = Array.from({ length: TILES }, (_, i) => `/protocol/v1/bet-log/tile/entries/${index(i)}`);
+    const hashes = Array.from({ length: TILES }, (_, i) => `/protocol/v1/bet-log/tile/0/${index(i)}`);
+    const round = (x: number) => Math.round(x * 100) / 100;
+    return {
+      'tiles.cpuUsPerServedEntry': round(await cpuUsPerEntry(stored, bundles)),
+      'tiles.cpuUsPerServedEntry.hashes': round(await cpuUsPerEntry(stored, hashes)),
+      'tiles.cpuUsPerComputedEntry': round(await cpuUsPerEntry(new TransparencyStore(redis, keys), bundles)),
+    };
+  } finally {
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', `${keys.prefix}:*`, 'COUNT', 1000);
+      if (found.length) await redis.unlink(...found);
+      cursor = next;
+    } while (cursor !== '0');
+    await redis.quit();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const [name, value] of Object.entries(await benchTiles())) console.log(`${name.padEnd(36)} ${value}`);
+}
