@@ -41,9 +41,7 @@ for (let r = 0; r < Number(rounds); r++)
 async function cpuUsPerEntry(store: TransparencyStore, urls: string[]): Promise<number> {
   const app = Fastify();
   await app.register(errorsPlugin);
-  app.decorate('transparency', store);
-  app.decorate('trustRoots', { current: async () => ({}) } as unknown as TrustRoots);
-  await app.register(transparencyRoutes);
+  await app.register(transparencyRoutes, { transparency: store, trustRoots: { current: async () => ({}) } as unknown as TrustRoots });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const client = (rounds: number) => run(process.execPath, ['--input-type=module', '-e', CLIENT, base, String(rounds), ...urls]);

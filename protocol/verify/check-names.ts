@@ -45,6 +45,7 @@ export const CHECK_NAMES = [
   // The commit log, its checkpoint and its entries.
   'checkpoint',
   'checkpoint-signature',
+  'checkpoint-witnesses',
   'consistency',
   'commit-order',
   'on-chain-unique',

@@ -54,10 +54,11 @@ describe('tiles past 65,536 entries', () => {
     await redis.hset(keys.anchor(), 'committedSize', String(SIZE));
     app = Fastify();
     await app.register(errorsPlugin);
-    app.decorate('transparency', new TransparencyStore(redis, keys, tilesDir));
     // The trust root is not read by tile routes; publishing one needs a chain.
-    app.decorate('trustRoots', { current: async () => ({}) } as unknown as TrustRoots);
-    await app.register(transparencyRoutes);
+    await app.register(transparencyRoutes, {
+      transparency: new TransparencyStore(redis, keys, tilesDir),
+      trustRoots: { current: async () => ({}) } as unknown as TrustRoots,
+    });
   }, 60_000);
   afterAll(async () => {
     await app?.close();
