@@ -97,18 +97,7 @@ export class LedgerRestore {
     const k = this.keys;
     const committedAtMs = Date.parse(bet.committedAt);
     const revealDeadlineMs = Date.parse(bet.revealDeadline);
-    const json = JSON.stringify({
-      ...bet,
-      wager: bet.wager.toString(),
-      stake: bet.stake.toString(),
-      maxPayout: bet.maxPayout.toString(),
-      exposureDelta: bet.exposureDelta.toString(),
-      betNonce: String(bet.betNonce),
-      rngIndex: String(bet.rngIndex),
-      committedAtMs: String(committedAtMs),
-      revealDeadlineMs: String(revealDeadlineMs),
-      agentWindowMs: String(agentWindowMs),
-    });
+    const fields = { ...bet, committedAtMs, revealDeadlineMs, agentWindowMs, replay: replayArg([entry]) };
     const reply = (await this.scripts.restoreCommit(
       [
         k.player(bet.wallet),
@@ -124,7 +113,7 @@ export class LedgerRestore {
         k.agentWagers(bet.wallet),
         k.agentWagered(bet.wallet),
       ],
-      [json, replayArg([entry])],
+      fields,
     )) as (string | null)[];
     return resultOf(reply);
   }
@@ -132,15 +121,14 @@ export class LedgerRestore {
   /** The open writes of a ticket the archive shows opened after the backup, and its ticket_opened entry. */
   async restoreTicketOpen(t: RestoredTicket, entry: JournalRecord, agentWindowMs: number): Promise<RestoreResult> {
     const k = this.keys;
-    const json = JSON.stringify({
+    const fields = {
       ...t,
-      wager: t.wager.toString(),
-      fullPayout: t.fullPayout.toString(),
       // A ticket reserves no exposure of its own (design §10): only its turns in flight do, through their commits.
-      exposureDelta: '0',
-      activeAtMs: String(Date.parse(t.createdAt)),
-      agentWindowMs: String(agentWindowMs),
-    });
+      exposureDelta: 0n,
+      activeAtMs: Date.parse(t.createdAt),
+      agentWindowMs,
+      replay: replayArg([entry]),
+    };
     const reply = (await this.scripts.restoreTicketOpen(
       [
         k.player(t.wallet),
@@ -153,7 +141,7 @@ export class LedgerRestore {
         k.agentWagers(t.wallet),
         k.agentWagered(t.wallet),
       ],
-      [json, replayArg([entry])],
+      fields,
     )) as (string | null)[];
     return resultOf(reply);
   }
@@ -167,13 +155,13 @@ export class LedgerRestore {
     const receiptId = kept.log ? kept.log.item.slice(65) : '-';
     const record = {
       ...(kept.log ? { logItem: kept.log.item, receiptBody: kept.log.receiptBody, entryJson: kept.log.entryJson } : {}),
-      ...(kept.rng ? { rngChainHead: kept.rng.chainHead, rngIndex: String(kept.rng.index), disclosed: String(kept.rng.disclosed) } : {}),
-      ...(kept.nonce ? { betNonce: String(kept.nonce.betNonce) } : {}),
+      ...(kept.rng ? { rngChainHead: kept.rng.chainHead, rngIndex: kept.rng.index, disclosed: kept.rng.disclosed } : {}),
+      ...(kept.nonce ? { betNonce: kept.nonce.betNonce } : {}),
       ...(kept.commitment ? { commitment: kept.commitment } : {}),
     };
     const reply = (await this.scripts.restoreRecord(
       [k.journal(), k.journalSeq(), k.betLog(), k.receipt(receiptId), k.rng(), k.player(kept.nonce?.wallet ?? '-'), k.commitments()],
-      [replayArg(entries), JSON.stringify(record)],
+      { ...record, replay: replayArg(entries) },
     )) as string[];
     return { rngBooked: reply[1] === '1' };
   }
