@@ -90,7 +90,15 @@ export interface PlayerTotals {
   nonce: number;
 }
 
-export type SettleResult = { kind: 'ok' | 'dup'; settlement: string; player: PlayerTotals } | { kind: 'err'; reason: LedgerRejection; detail: string | null };
+export type SettleResult =
+  | {
+      kind: 'ok' | 'dup';
+      settlement: string;
+      player: PlayerTotals;
+      /** The journal seq of the play's settle event, when this call ended the play (null for a replay or a turn). */
+      endSeq: number | null;
+    }
+  | { kind: 'err'; reason: LedgerRejection; detail: string | null };
 
 /** Balance, staked, exposure and nonce as the settle scripts return them, from `offset` on. */
 export function playerTotalsOf(reply: readonly (string | null)[], offset: number): PlayerTotals {
@@ -410,7 +418,7 @@ export class BetStore {
       },
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);
-    return { kind: reply[0] as 'ok' | 'dup', settlement: reply[1] as string, player: playerTotalsOf(reply, 2) };
+    return { kind: reply[0] as 'ok' | 'dup', settlement: reply[1] as string, player: playerTotalsOf(reply, 2), endSeq: reply[6] ? Number(reply[6]) : null };
   }
 
   /** The player fields a bet reply shows. */

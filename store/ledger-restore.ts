@@ -92,12 +92,15 @@ export class LedgerRestore {
     return this.redis.smembers(this.keys.wallets());
   }
 
-  /** The commit writes of a bet the archive shows committed after the backup, and its bet_committed entry. */
-  async restoreCommit(bet: RestoredBet, entry: JournalRecord, agentWindowMs: number): Promise<RestoreResult> {
+  /**
+   * The commit writes of a bet the archive shows committed after the backup, and its bet_committed entry (null: a new
+   * one, as a commit journals it).
+   */
+  async restoreCommit(bet: RestoredBet, entry: JournalRecord | null, agentWindowMs: number): Promise<RestoreResult> {
     const k = this.keys;
     const committedAtMs = Date.parse(bet.committedAt);
     const revealDeadlineMs = Date.parse(bet.revealDeadline);
-    const fields = { ...bet, committedAtMs, revealDeadlineMs, agentWindowMs, replay: replayArg([entry]) };
+    const fields = { ...bet, committedAtMs, revealDeadlineMs, agentWindowMs, replay: replayArg(entry ? [entry] : []) };
     const reply = (await this.scripts.restoreCommit(
       [
         k.player(bet.wallet),

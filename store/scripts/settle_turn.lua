@@ -27,9 +27,10 @@ local f = fields()
 local hash, wallet = f.hash, f.wallet
 replay_journal(f.replay, journalKey, seqKey)
 local idle = hash == ''
-local function player_reply(kind, settlement)
+-- The player's totals after it, and the seq of the play's settle event when this turn ended it.
+local function player_reply(kind, settlement, endSeq)
   local pl = redis.call('HMGET', playerKey, 'balance', 'staked', 'exposure', 'nonce')
-  return {kind, settlement, pl[1] or '0', pl[2] or '0', pl[3] or '0', pl[4] or '0'}
+  return {kind, settlement, pl[1] or '0', pl[2] or '0', pl[3] or '0', pl[4] or '0', endSeq}
 end
 local inPlay = f.playStatus ~= nil
 local stake, turnExposure, rngChainId
@@ -95,6 +96,7 @@ if disclosed > 0 then
 end
 if f.turnEventType and f.turnEventType ~= '' then journal(journalKey, seqKey, f.turnEventType, f.settledAt, f.turnEventJson) end
 
+local endSeq = nil
 if f.ended == '1' then
   if inPlay then
     redis.call('HSET', playKey, 'endedAt', f.settledAt, 'payout', f.payout, 'outcome', f.playOutcome)
@@ -108,9 +110,10 @@ if f.ended == '1' then
   redis.call('LPUSH', recentKey, f.recentJson)
   redis.call('LTRIM', recentKey, 0, 49)
   local seq = journal(journalKey, seqKey, f.endEventType, f.settledAt, f.endEventJson)
+  endSeq = string.format('%d', seq)
   -- Live feeds get the play with the seq of its settle event, so a client can resume from the journal.
   if f.livePlayJson and f.livePlayJson ~= '' then
     redis.call('PUBLISH', f.playsChannel, '{"seq":' .. string.format('%d', seq) .. ',"play":' .. f.livePlayJson .. '}')
   end
 end
-return player_reply('ok', f.settlement)
+return player_reply('ok', f.settlement, endSeq)
