@@ -23,9 +23,10 @@ local function stream_id_after(a, b)
   return am > bm or (am == bm and as > bs)
 end
 
--- Takes the archived entries to replay (JSON list of {id, seq, type, at, data}; nil or '' for none: the `replay` field). Called before any
--- write: they must continue the stream (its newest entry's seq and id; the counter when it is empty), or the script
--- stops with an error, having written nothing. The counter may be ahead: a recovery that stopped fenced it.
+-- Takes the archived entries to replay (a script's `replay` field: JSON list of {id, seq, type, at, data}; nil or ''
+-- for none). Called before any write: they must continue the stream (its newest entry's seq and id; the counter when
+-- it is empty), or the script stops with an error, having written nothing. The counter may be ahead: a recovery that
+-- stopped fenced it.
 local function replay_journal(entriesJson, streamKey, seqKey)
   if entriesJson == nil or entriesJson == '' then return end
   local entries = cjson.decode(entriesJson)
