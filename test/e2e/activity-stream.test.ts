@@ -15,7 +15,6 @@ import { playOfSettleEvent } from '../../protocol/plays.ts';
 import { PfwsError } from '../../protocol/errors.ts';
 import { buildApp } from '../../api/app.ts';
 import { apiDepsOf } from '../../wiring.ts';
-import { LedgerPlays } from '../helpers/ledger-plays.ts';
 
 const BUFFER_BYTES = 16_384;
 const KEEPALIVE_MS = 250;
@@ -114,18 +113,22 @@ describe('the plays channel', () => {
   }, 60_000);
 });
 
-// A settled play written by settle_turn.lua itself (journal entry, then the publish), for volumes real bets cannot
-// reach in a test (test/helpers/ledger-plays.ts); the public play comes from the same function the games use.
+// A settled play as settle_turn.lua writes it (journal entry, then the publish), for volumes real bets cannot reach
+// in a test; the public play comes from the same function the games use.
+const SETTLE = `local seq = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], '*', 'seq', seq, 'type', ARGV[1], 'at', ARGV[2], 'data', ARGV[3])
+if ARGV[4] ~= '' then redis.call('PUBLISH', KEYS[3], '{"seq":' .. string.format('%d', seq) .. ',"play":' .. ARGV[4] .. '}') end
+return seq`;
 let fakeCount = 0;
 async function fakePlay(game: 'dice' | 'sweeper' = 'dice', settles = true): Promise<{ seq: number; receiptId: string }> {
-  const ledger = new LedgerPlays(svc.wiring.redis, svc.wiring.keys);
+  const k = svc.wiring.keys;
   const receiptId = `${game}_fake${++fakeCount}`;
-  if (!settles) return { seq: (await ledger.commit()).seq, receiptId };
   const at = new Date().toISOString();
-  const type = game === 'dice' ? 'bet_settled' : 'ticket_settled';
-  const data = { game, player: 'p_Fake1Payer', receiptId, wager: '1000000', payout: '1980000', status: 'won', source: 'api' };
-  const play = JSON.stringify(playOfSettleEvent(type, JSON.stringify(data), at) ?? expect.fail('not a play'));
-  return { seq: await ledger.settle({ type, at, data }, play), receiptId };
+  const type = settles ? (game === 'dice' ? 'bet_settled' : 'ticket_settled') : 'bet_committed';
+  const data = JSON.stringify({ game, player: 'p_Fake1Payer', receiptId, wager: '1000000', payout: '1980000', status: 'won', source: 'api' });
+  const play = settles ? JSON.stringify(playOfSettleEvent(type, data, at) ?? expect.fail('not a play')) : '';
+  const seq = Number(await svc.wiring.redis.eval(SETTLE, 3, k.journal(), k.journalSeq(), k.playsChannel(), type, at, data, play));
+  return { seq, receiptId };
 }
 
 /** How many connections subscribe to the plays channel: one per API instance with clients. */
