@@ -2,14 +2,15 @@
 // (the answer cache off, over 1M preloaded plays) and 1,000 subscribers hold the live stream. Reports settled/s, step
 // p99, rankings and stats p99, SSE delivery p99 (from each play's PUBLISH to each subscriber) and the shipper lag.
 //
-// The subscribers watch Sweeper, and a Sweeper play is published every 100 ms as settle_turn.lua would (journal entry
-// and PUBLISH in one script), so each delivery is timed while every Dice play still passes through the stream's
+// The subscribers watch Sweeper, and a Sweeper play is published every 100 ms by settle_turn.lua itself (journal entry
+// and PUBLISH in one script, test/helpers/ledger-plays.ts), so each delivery is timed while every Dice play still passes through the stream's
 // fan-out; BENCH_MIXED_SSE_GAME=all sends them every Dice play too (a write per play per subscriber).
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { GAMES, METRICS, PERIODS, SOURCES } from '../analytics/params.ts';
 import { Keys } from '../store/keys.ts';
+import { LedgerPlays } from '../test/helpers/ledger-plays.ts';
 import { Timer, poolFor, runFor } from './client.ts';
 import { cpuSample, onboardPlayers } from './dice.ts';
 import { startBenchService } from './service.ts';
@@ -22,12 +23,6 @@ const SUBSCRIBERS = Number(process.env.BENCH_MIXED_SUBSCRIBERS ?? 1_000);
 const SSE_GAME = process.env.BENCH_MIXED_SSE_GAME ?? 'sweeper';
 const ANALYST_EVERY_MS = 100;
 const MARKER_EVERY_MS = 100;
-
-// What settle_turn.lua does for a play that ends: the journal entry, then the publish, in one script.
-const SETTLE = `local seq = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], '*', 'seq', seq, 'type', 'ticket_settled', 'at', ARGV[1], 'data', ARGV[2])
-redis.call('PUBLISH', KEYS[3], '{"seq":' .. string.format('%d', seq) .. ',"play":' .. ARGV[3] .. '}')
-return seq`;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -77,6 +72,7 @@ export async function benchMixed(env: Record<string, string>): Promise<Record<st
   const svc = await startBenchService({ ...env, ANALYTICS_CACHE_MS: '0' }, { prepare: ({ dataDir, prefix }) => preload(dataDir, prefix) });
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const keys = new Keys(svc.prefix);
+  const ledger = new LedgerPlays(redis, keys);
   const subscriber = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   let clients: ReturnType<typeof fork> | null = null;
   try {
@@ -131,8 +127,8 @@ export async function benchMixed(env: Record<string, string>): Promise<Record<st
           won: false,
           settledAt: at,
         };
-        const data = JSON.stringify({ game: 'sweeper', player: play.player, receiptId: play.receiptId, wager: '1000000', payout: '0', status: 'lost' });
-        await redis.eval(SETTLE, 3, keys.journal(), keys.journalSeq(), keys.playsChannel(), at, data, JSON.stringify(play));
+        const data = { game: 'sweeper', player: play.player, receiptId: play.receiptId, wager: '1000000', payout: '0', status: 'lost' };
+        await ledger.settle({ type: 'ticket_settled', at, data }, JSON.stringify(play));
         await new Promise((r) => setTimeout(r, MARKER_EVERY_MS));
       }
     })();

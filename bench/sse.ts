@@ -3,16 +3,12 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { Keys } from '../store/keys.ts';
+import { LedgerPlays } from '../test/helpers/ledger-plays.ts';
 import type { BenchService } from './service.ts';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_SSE_ROUNDS ?? 100);
-
-// What settle_turn.lua does for a play that ends: the journal entry, then the publish, in one script.
-const SETTLE = `local seq = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], '*', 'seq', seq, 'type', 'bet_settled', 'at', ARGV[1], 'data', ARGV[2])
-redis.call('PUBLISH', KEYS[3], '{"seq":' .. string.format('%d', seq) .. ',"play":' .. ARGV[3] .. '}')
-return seq`;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 const round = (x: number) => Math.round(x * 100) / 100;
@@ -20,8 +16,10 @@ const now = () => performance.timeOrigin + performance.now();
 
 export async function benchSse(svc: BenchService): Promise<Record<string, number>> {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const k = { journal: `${svc.prefix}:journal`, seq: `${svc.prefix}:journal:seq`, channel: `${svc.prefix}:plays` };
-  const seq = (await redis.get(k.seq)) ?? '0';
+  const keys = new Keys(svc.prefix);
+  // Each play is settled by settle_turn.lua itself, on a bet committed beforehand (test/helpers/ledger-plays.ts).
+  const ledger = new LedgerPlays(redis, keys);
+  const seq = (await redis.get(keys.journalSeq())) ?? '0';
   const clients = fork(path.join(import.meta.dirname, 'sse-clients.ts'), [`${svc.api}/activity/stream?game=all`, String(SUBSCRIBERS), seq], {
     execArgv: ['--import', 'tsx'],
     stdio: 'inherit',
@@ -50,9 +48,10 @@ export async function benchSse(svc: BenchService): Promise<Record<string, number
         won: false,
         settledAt: at,
       };
-      const data = JSON.stringify({ game: 'dice', player: play.player, receiptId: play.receiptId, wager: '1000000', payout: '0', status: 'lost' });
+      const data = { game: 'dice', player: play.player, receiptId: play.receiptId, wager: '1000000', payout: '0', status: 'lost' };
+      const hash = await ledger.committedBet(at);
       const t0 = now();
-      const id = Number(await redis.eval(SETTLE, 3, k.journal, k.seq, k.channel, at, data, JSON.stringify(play)));
+      const id = await ledger.settle({ type: 'bet_settled', at, data }, JSON.stringify(play), hash);
       const times = await new Promise<number[]>((resolve) => arrivals.set(id, resolve));
       arrivals.delete(id);
       for (const t of times) samples.push(t - t0);

@@ -125,7 +125,7 @@ export class DiceGame implements Game {
         settlement: receiptId,
         disclosedIndex: rngReveal ? bet.rngIndex : 0,
         turnEvent: null,
-        ticket: null,
+        play: null,
         end: {
           payout,
           houseNet: wager - payout,

@@ -72,6 +72,8 @@ export interface Game {
   planTurn(wallet: string, input: PrepareInput): Promise<TurnPlan>;
   /** Checks the game's own fields of a commit body against the signed payload. */
   checkCommit(payload: BetPayload, body: Record<string, unknown>): void;
+  /** The play spanning turns that this turn belongs to (a Sweeper ticket's id); absent for a game of single turns. */
+  playOf?(payload: BetPayload): string | undefined;
   /** The game's own part of the commit reply. */
   commitReply(payload: BetPayload, ack: Ack): Promise<Record<string, unknown>>;
   /** Draws the turn's outcome and, when the play ends, builds its receipt. */

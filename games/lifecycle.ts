@@ -235,7 +235,7 @@ export class BetLifecycle {
       agent: settings.agent,
       sessionSignature: body.sessionSignature,
       maxUnrevealed: settings.maxUnrevealedPerWallet,
-      ...(payload.game === 'sweeper' ? { ticketId: payload.params.ticketId } : {}),
+      ...(rules.playOf?.(payload) ? { ticketId: rules.playOf(payload) } : {}),
     });
     if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
     if (result.kind === 'ok') this.deps.observer?.committed(game);

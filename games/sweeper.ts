@@ -28,7 +28,7 @@ import {
 import type { LimitSettings } from '../protocol/house.ts';
 import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import type { AckSource, BetRecord, BetStore, TurnWrite } from '../store/bets.ts';
-import type { TicketRecord, TicketStore, TicketTurn } from '../store/tickets.ts';
+import { ticketState, type TicketRecord, type TicketStore, type TicketTurn } from '../store/tickets.ts';
 import type { RngStore } from '../store/rng.ts';
 import { livePlayJson, type Game, type IdleClose, type PrepareInput, type TurnOutcome, type TurnPlan, type TurnToSettle } from './game.ts';
 import { parseWager, playerView, type BetLifecycle } from './lifecycle.ts';
@@ -183,6 +183,10 @@ export class SweeperGame implements Game {
 
   checkCommit(): void {}
 
+  playOf(payload: BetPayload): string | undefined {
+    return payload.game === 'sweeper' ? payload.params.ticketId : undefined;
+  }
+
   async commitReply(payload: BetPayload, ack: Ack): Promise<Record<string, unknown>> {
     const ticket = payload.game === 'sweeper' ? await this.deps.tickets.get(payload.params.ticketId) : null;
     return { ticket: ticket ? ticketView(ticket, ack) : null };
@@ -262,12 +266,11 @@ export class SweeperGame implements Game {
           type: 'sweeper_turn_settled',
           json: JSON.stringify({ game: 'sweeper', player: alias, ticketId: ticket.id, betPayloadHash: bet.hash, ...turnView }),
         },
-        ticket: {
-          rowsWon,
+        play: {
           status: ended ? 'settled' : 'running',
-          turnsJson: JSON.stringify(turns),
           outcome: ended ? outcome : '',
           banked: ended ? 0n : sweeperBanked(ticket.wager, mode, rowsWon),
+          state: ticketState(rowsWon, turns),
         },
         end: receipt && this.#endWrite(ticket, receipt, alias, settledAt),
       },
@@ -381,7 +384,7 @@ export class SweeperGame implements Game {
           settlement: JSON.stringify(reply),
           disclosedIndex: 0,
           turnEvent: null,
-          ticket: { rowsWon: ticket.rowsWon, status: 'settled', turnsJson: JSON.stringify(ticket.turns), outcome: receipt.outcome, banked: 0n },
+          play: { status: 'settled', outcome: receipt.outcome, banked: 0n, state: ticketState(ticket.rowsWon, ticket.turns) },
           closedBy: 'idle',
           end: this.#endWrite(ticket, receipt, alias, settledAt),
         },

@@ -100,8 +100,15 @@ export class ManifestStore {
   async publish(previous: string | null, record: ManifestRecord): Promise<boolean> {
     const k = this.keys;
     const m = record.manifest;
-    const args = [previous ?? '', m.manifestHash, JSON.stringify(record), record.firstSeq, m.lastEventId, record.lastSeq];
-    return (await this.scripts.publishManifest([k.manifest(), k.manifests(), k.manifestsBySeq()], args)) === 1;
+    const fields = {
+      previousHash: previous ?? '',
+      manifestHash: m.manifestHash,
+      recordJson: JSON.stringify(record),
+      firstSeq: record.firstSeq,
+      lastEventId: m.lastEventId,
+      lastSeq: record.lastSeq,
+    };
+    return (await this.scripts.publishManifest([k.manifest(), k.manifests(), k.manifestsBySeq()], fields)) === 1;
   }
 
   async get(manifestHash: string): Promise<ManifestRecord | null> {

@@ -6,6 +6,7 @@ import { isLedgerRejection, type LedgerRejection } from '../protocol/errors.ts';
 import type { PlaySource } from '../protocol/receipt.ts';
 import type { Keys } from './keys.ts';
 import { noDeadline, type NotAfter } from './redis.ts';
+import type { SettleTurnFields } from './script-fields.ts';
 import type { Scripts } from './scripts.ts';
 import { replayArg, type JournalRecord } from './journal-records.ts';
 
@@ -89,7 +90,15 @@ export interface PlayerTotals {
   nonce: number;
 }
 
-export type SettleResult = { kind: 'ok' | 'dup'; settlement: string; player: PlayerTotals } | { kind: 'err'; reason: LedgerRejection; detail: string | null };
+export type SettleResult =
+  | {
+      kind: 'ok' | 'dup';
+      settlement: string;
+      player: PlayerTotals;
+      /** The journal seq of the play's settle event, when this call ended the play (null for a replay or a turn). */
+      endSeq: number | null;
+    }
+  | { kind: 'err'; reason: LedgerRejection; detail: string | null };
 
 /** Balance, staked, exposure and nonce as the settle scripts return them, from `offset` on. */
 export function playerTotalsOf(reply: readonly (string | null)[], offset: number): PlayerTotals {
@@ -101,6 +110,52 @@ export function playerTotalsOf(reply: readonly (string | null)[], offset: number
   };
 }
 
+/**
+ * The state of a play that spans turns, written by every turn of any game through settle_turn.lua: the ledger's part
+ * (status, banked, outcome) and the game's own fields, stored on the play's hash as they are.
+ */
+export interface PlayWrite {
+  status: 'running' | 'settled';
+  /** What the play is owed above its stake now (0 once it ends): a liability the house books in place of the one before. */
+  banked: bigint;
+  /** The play's outcome, recorded when it ends. */
+  outcome: string;
+  /** The game's own state (Sweeper: rowsWon, turns); a name the ledger keeps for itself is refused. */
+  state: Readonly<Record<string, string>>;
+}
+
+/** Fields of a play's hash that settle_turn.lua and the other ledger scripts own. */
+const LEDGER_PLAY_FIELDS = new Set([
+  'wallet',
+  'status',
+  'mode',
+  'wager',
+  'fullPayout',
+  'banked',
+  'pendingTurn',
+  'createdAt',
+  'nonce',
+  'serverSeedHash',
+  'source',
+  'activeAtMs',
+  'exposureDelta',
+  'endedAt',
+  'payout',
+  'outcome',
+  'closedBy',
+]);
+
+/** settle_turn's play fields: the ledger's, then the game's state as `state.<name>`. */
+function playFields(playId: string, play: PlayWrite): SettleTurnFields {
+  if (!playId) throw new Error('a play that spans turns needs its id');
+  const fields: SettleTurnFields = {} as SettleTurnFields;
+  for (const [name, value] of Object.entries(play.state)) {
+    if (LEDGER_PLAY_FIELDS.has(name)) throw new Error(`a game's play state may not write the ledger's field ${name}`);
+    fields[`state.${name}`] = value;
+  }
+  return { ...fields, playId, playStatus: play.status, playBanked: play.banked, playOutcome: play.outcome } as SettleTurnFields;
+}
+
 /** What settling one turn writes; `end` is there when the turn ends its play. */
 export interface TurnWrite {
   /** Stored on the bet: a replayed reveal rebuilds its reply from it. */
@@ -108,11 +163,8 @@ export interface TurnWrite {
   /** The RNG index now disclosed to the player (0 when the turn drew nothing). */
   disclosedIndex: number;
   turnEvent: { type: string; json: string } | null;
-  /**
-   * The ticket's new state, when the play is a ticket; `banked` is what it is owed above its stake now (0 once it
-   * ends), a liability the house books in place of the one before.
-   */
-  ticket: { rowsWon: number; status: 'running' | 'settled'; turnsJson: string; outcome: string; banked: bigint } | null;
+  /** The new state of the play the turn belongs to, when the play spans turns (a Sweeper ticket). */
+  play: PlayWrite | null;
   /** `idle` when the deadline worker closed an idle ticket (design §10). */
   closedBy?: 'idle';
   end: {
@@ -236,26 +288,30 @@ export class BetStore {
         k.agentWagered(wallet),
         k.preparedBets(wallet),
       ],
-      [
+      {
         hash,
         wallet,
-        args.nowMs,
-        args.committedAt,
-        args.revealDeadlineMs,
-        args.revealDeadline,
-        args.limits.maxExposureBps,
-        args.limits.maxPayoutBps,
-        args.limits.maxBetBps,
-        args.sessionSignature,
-        args.agent.maxWagered.toString(),
-        args.agent.windowMs,
-        args.maxUnrevealed,
-        this.notAfter(),
-        args.limits.maxWalletExposureBps ?? 10_000,
-        args.shortReveal?.deadlineMs ?? '',
-        args.shortReveal?.deadline ?? '',
-        args.shortReveal?.scarceExposureBps ?? '',
-      ],
+        nowMs: args.nowMs,
+        committedAt: args.committedAt,
+        revealDeadlineMs: args.revealDeadlineMs,
+        revealDeadline: args.revealDeadline,
+        maxExposureBps: args.limits.maxExposureBps,
+        maxPayoutBps: args.limits.maxPayoutBps,
+        maxBetBps: args.limits.maxBetBps,
+        sessionSignature: args.sessionSignature,
+        agentMaxWagered: args.agent.maxWagered,
+        agentWindowMs: args.agent.windowMs,
+        maxUnrevealed: args.maxUnrevealed,
+        notAfterMs: this.notAfter(),
+        maxWalletExposureBps: args.limits.maxWalletExposureBps ?? 10_000,
+        ...(args.shortReveal
+          ? {
+              shortRevealDeadlineMs: args.shortReveal.deadlineMs,
+              shortRevealDeadline: args.shortReveal.deadline,
+              scarceExposureBps: args.shortReveal.scarceExposureBps,
+            }
+          : {}),
+      },
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);
     return {
@@ -331,41 +387,38 @@ export class BetStore {
         k.recentPlays(bet.wallet, bet.game),
         k.idleTickets(),
       ],
-      [
-        bet.hash,
-        bet.wallet,
-        w.settlement,
+      {
+        hash: bet.hash,
+        wallet: bet.wallet,
+        settlement: w.settlement,
         settledAt,
-        w.disclosedIndex,
-        w.turnEvent?.type ?? '',
-        w.turnEvent?.json ?? '',
-        w.ticket ? '1' : '0',
-        w.ticket?.rowsWon ?? 0,
-        w.ticket?.status ?? '',
-        w.ticket?.turnsJson ?? '',
-        end ? '1' : '0',
-        (end?.payout ?? 0n).toString(),
-        (end?.houseNet ?? 0n).toString(),
-        end?.won ? '1' : '0',
-        end?.receiptJson ?? '',
-        end ? `${end.leafHashHex}:${end.receiptId}` : '',
-        end?.event.type ?? '',
-        end?.event.json ?? '',
-        end?.recentJson ?? '',
-        w.ticket?.outcome ?? '',
-        k.playsChannel(),
-        end?.playJson ?? '',
-        Date.parse(settledAt),
-        bet.ticketId || '',
-        idle?.cutoffMs ?? 0,
-        w.closedBy ?? '',
-        end?.entryJson ?? '',
-        (w.ticket?.banked ?? 0n).toString(),
-        replayArg(replay),
-      ],
+        settledAtMs: Date.parse(settledAt),
+        disclosedIndex: w.disclosedIndex,
+        ...(w.turnEvent ? { turnEventType: w.turnEvent.type, turnEventJson: w.turnEvent.json } : {}),
+        ...(w.play ? playFields(bet.ticketId, w.play) : {}),
+        ...(idle ? { idleCutoffMs: idle.cutoffMs } : {}),
+        ...(w.closedBy ? { closedBy: w.closedBy } : {}),
+        ...(end
+          ? {
+              ended: true,
+              payout: end.payout,
+              houseNet: end.houseNet,
+              won: end.won,
+              receiptJson: end.receiptJson,
+              entryJson: end.entryJson,
+              betLogItem: `${end.leafHashHex}:${end.receiptId}`,
+              endEventType: end.event.type,
+              endEventJson: end.event.json,
+              recentJson: end.recentJson,
+              livePlayJson: end.playJson,
+              playsChannel: k.playsChannel(),
+            }
+          : {}),
+        replay: replayArg(replay),
+      },
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);
-    return { kind: reply[0] as 'ok' | 'dup', settlement: reply[1] as string, player: playerTotalsOf(reply, 2) };
+    return { kind: reply[0] as 'ok' | 'dup', settlement: reply[1] as string, player: playerTotalsOf(reply, 2), endSeq: reply[6] ? Number(reply[6]) : null };
   }
 
   /** The player fields a bet reply shows. */

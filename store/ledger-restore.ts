@@ -106,23 +106,15 @@ export class LedgerRestore {
     return banked;
   }
 
-  /** The commit writes of a bet the archive shows committed after the backup, and its bet_committed entry. */
-  async restoreCommit(bet: RestoredBet, entry: JournalRecord, agentWindowMs: number): Promise<RestoreResult> {
+  /**
+   * The commit writes of a bet the archive shows committed after the backup, and its bet_committed entry (null: a new
+   * one, as a commit journals it).
+   */
+  async restoreCommit(bet: RestoredBet, entry: JournalRecord | null, agentWindowMs: number): Promise<RestoreResult> {
     const k = this.keys;
     const committedAtMs = Date.parse(bet.committedAt);
     const revealDeadlineMs = Date.parse(bet.revealDeadline);
-    const json = JSON.stringify({
-      ...bet,
-      wager: bet.wager.toString(),
-      stake: bet.stake.toString(),
-      maxPayout: bet.maxPayout.toString(),
-      exposureDelta: bet.exposureDelta.toString(),
-      betNonce: String(bet.betNonce),
-      rngIndex: String(bet.rngIndex),
-      committedAtMs: String(committedAtMs),
-      revealDeadlineMs: String(revealDeadlineMs),
-      agentWindowMs: String(agentWindowMs),
-    });
+    const fields = { ...bet, committedAtMs, revealDeadlineMs, agentWindowMs, replay: replayArg(entry ? [entry] : []) };
     const reply = (await this.scripts.restoreCommit(
       [
         k.player(bet.wallet),
@@ -138,7 +130,7 @@ export class LedgerRestore {
         k.agentWagers(bet.wallet),
         k.agentWagered(bet.wallet),
       ],
-      [json, replayArg([entry])],
+      fields,
     )) as (string | null)[];
     return resultOf(reply);
   }
@@ -146,13 +138,12 @@ export class LedgerRestore {
   /** The open writes of a ticket the archive shows opened after the backup, and its ticket_opened entry. */
   async restoreTicketOpen(t: RestoredTicket, entry: JournalRecord, agentWindowMs: number): Promise<RestoreResult> {
     const k = this.keys;
-    const json = JSON.stringify({
+    const fields = {
       ...t,
-      wager: t.wager.toString(),
-      fullPayout: t.fullPayout.toString(),
-      activeAtMs: String(Date.parse(t.createdAt)),
-      agentWindowMs: String(agentWindowMs),
-    });
+      activeAtMs: Date.parse(t.createdAt),
+      agentWindowMs,
+      replay: replayArg([entry]),
+    };
     const reply = (await this.scripts.restoreTicketOpen(
       [
         k.player(t.wallet),
@@ -165,7 +156,7 @@ export class LedgerRestore {
         k.agentWagers(t.wallet),
         k.agentWagered(t.wallet),
       ],
-      [json, replayArg([entry])],
+      fields,
     )) as (string | null)[];
     return resultOf(reply);
   }
@@ -179,13 +170,13 @@ export class LedgerRestore {
     const receiptId = kept.log ? kept.log.item.slice(65) : '-';
     const record = {
       ...(kept.log ? { logItem: kept.log.item, receiptBody: kept.log.receiptBody, entryJson: kept.log.entryJson } : {}),
-      ...(kept.rng ? { rngChainHead: kept.rng.chainHead, rngIndex: String(kept.rng.index), disclosed: String(kept.rng.disclosed) } : {}),
-      ...(kept.nonce ? { betNonce: String(kept.nonce.betNonce) } : {}),
+      ...(kept.rng ? { rngChainHead: kept.rng.chainHead, rngIndex: kept.rng.index, disclosed: kept.rng.disclosed } : {}),
+      ...(kept.nonce ? { betNonce: kept.nonce.betNonce } : {}),
       ...(kept.commitment ? { commitment: kept.commitment } : {}),
     };
     const reply = (await this.scripts.restoreRecord(
       [k.journal(), k.journalSeq(), k.betLog(), k.receipt(receiptId), k.rng(), k.player(kept.nonce?.wallet ?? '-'), k.commitments()],
-      [replayArg(entries), JSON.stringify(record)],
+      { ...record, replay: replayArg(entries) },
     )) as string[];
     return { rngBooked: reply[1] === '1' };
   }

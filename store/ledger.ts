@@ -133,20 +133,20 @@ export class LedgerStore {
     const queue = item.kind === 'lp-redeem' ? k.lpRedeemQueue() : k.lpMintQueue();
     const reply = await this.scripts.applyChainItem(
       [k.appliedChainItems(), k.player(wallet), k.sessionKeys(wallet), k.house(), k.journal(), k.journalSeq(), k.wallets(), k.lpJob(jobId || '-'), queue],
-      [
-        item.key,
-        item.kind,
-        (item.amount ?? 0n).toString(),
-        item.sessionPubkey ?? '',
-        item.slot,
-        item.signature,
+      {
+        itemKey: item.key,
+        kind: item.kind,
+        amount: item.amount ?? 0n,
+        sessionPubkey: item.sessionPubkey ?? '',
+        slot: item.slot,
+        signature: item.signature,
         at,
-        item.alias ?? '',
+        alias: item.alias ?? '',
         wallet,
         jobId,
-        (item.shares ?? 0n).toString(),
-        replayArg(replay),
-      ],
+        shares: item.shares ?? 0n,
+        replay: replayArg(replay),
+      },
     );
     return reply === 1;
   }

@@ -104,7 +104,7 @@ export class LpStore {
     const k = this.keys;
     const reply = (await this.scripts.lpFixMint(
       [k.house(), k.lpJob(job.id), k.lpPosition(job.wallet), k.lpMintQueue(), k.lpOpen(), k.journal(), k.journalSeq()],
-      [job.id, p.navBefore.toString(), p.supply.toString(), p.shares.toString(), p.at, String(p.atMs), replayArg(replay)],
+      { jobId: job.id, navBefore: p.navBefore, supply: p.supply, shares: p.shares, at: p.at, atMs: p.atMs, replay: replayArg(replay) },
     )) as string[];
     return reply[0] === 'err' ? (reply[1] as FixResult) : (reply[0] as FixResult);
   }
@@ -127,21 +127,21 @@ export class LpStore {
     const k = this.keys;
     const reply = (await this.scripts.lpFixRedeem(
       [k.house(), k.lpJob(job.id), k.lpPosition(job.wallet), k.lpRedeemQueue(), k.lpOpen(), k.journal(), k.journalSeq()],
-      [
-        job.id,
-        p.nav.toString(),
-        p.supply.toString(),
-        p.exposure.toString(),
-        p.held.shares.toString(),
-        p.held.principal.toString(),
-        p.value.toString(),
-        p.after.shares.toString(),
-        p.after.principal.toString(),
-        p.principalOut.toString(),
-        p.at,
-        String(p.atMs),
-        replayArg(replay),
-      ],
+      {
+        jobId: job.id,
+        nav: p.nav,
+        supply: p.supply,
+        exposure: p.exposure,
+        heldShares: p.held.shares,
+        heldPrincipal: p.held.principal,
+        value: p.value,
+        newShares: p.after.shares,
+        newPrincipal: p.after.principal,
+        principalOut: p.principalOut,
+        at: p.at,
+        atMs: p.atMs,
+        replay: replayArg(replay),
+      },
     )) as string[];
     return reply[0] === 'err' ? (reply[1] as FixResult) : (reply[0] as FixResult);
   }

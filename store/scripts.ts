@@ -2,6 +2,7 @@
 // _lib.lua), registered on a connection with ioredis `defineCommand`.
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import { packFields, type ScriptFields } from './script-fields.ts';
 
 /** Every script and how many keys it takes. */
 export const SCRIPTS = {
@@ -41,7 +42,23 @@ export const SCRIPTS = {
 
 export type ScriptName = keyof typeof SCRIPTS;
 export type ScriptReply = (string | null)[] | number;
-export type Scripts = Record<ScriptName, (keys: readonly string[], args: readonly (string | number)[]) => Promise<ScriptReply>>;
+type Named = keyof ScriptFields;
+/** Typed callers: a script with named fields takes its interface (script-fields.ts), the others a few positional ARGV. */
+export type Scripts = { [N in Exclude<ScriptName, Named>]: (keys: readonly string[], args: readonly (string | number)[]) => Promise<ScriptReply> } & {
+  [N in Named]: (keys: readonly string[], fields: ScriptFields[N]) => Promise<ScriptReply>;
+};
+const NAMED: ReadonlySet<string> = new Set<Named>([
+  'applyChainItem',
+  'commitBet',
+  'openTicket',
+  'settleTurn',
+  'publishManifest',
+  'lpFixMint',
+  'lpFixRedeem',
+  'restoreCommit',
+  'restoreTicketOpen',
+  'restoreRecord',
+]);
 
 /**
  * Script names for ioredis's `autoPipeliningIgnoredCommands`: `defineCommand` sends EVAL once per socket and
@@ -67,14 +84,15 @@ type Command = (...args: (string | number)[]) => Promise<ScriptReply>;
 export function defineScripts(redis: Redis): Scripts {
   const src = loadSources();
   const commands = redis as unknown as Record<ScriptName, Command | undefined>;
-  const scripts = {} as Scripts;
+  const scripts: Record<string, (keys: readonly string[], args: object) => Promise<ScriptReply>> = {};
   for (const name of SCRIPT_NAMES) {
     const numberOfKeys = SCRIPTS[name];
     if (!commands[name]) redis.defineCommand(name, { numberOfKeys, lua: src[name] });
+    const named = NAMED.has(name);
     scripts[name] = (keys, args) => {
       if (keys.length !== numberOfKeys) throw new Error(`${name} takes ${numberOfKeys} keys`);
-      return (commands[name] as Command).call(redis, ...keys, ...args);
+      return (commands[name] as Command).call(redis, ...keys, ...(named ? packFields(args) : (args as readonly (string | number)[])));
     };
   }
-  return scripts;
+  return scripts as unknown as Scripts;
 }

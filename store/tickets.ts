@@ -45,6 +45,12 @@ export interface TicketRecord {
   turns: TicketTurn[];
 }
 
+/** A ticket's own state as its turns write it (PlayWrite.state) and `TicketStore.get` reads it back. */
+export const ticketState = (rowsWon: number, turns: readonly TicketTurn[]): Record<string, string> => ({
+  rowsWon: String(rowsWon),
+  turns: JSON.stringify(turns),
+});
+
 export type OpenResult = { kind: 'ok'; nonce: number } | { kind: 'err'; reason: LedgerRejection; detail: string | null };
 
 export class TicketStore {
@@ -87,26 +93,26 @@ export class TicketStore {
         k.agentWagers(wallet),
         k.agentWagered(wallet),
       ],
-      [
+      {
         wallet,
-        t.id,
-        t.mode,
-        t.wager.toString(),
-        t.fullPayout.toString(),
+        ticketId: t.id,
+        mode: t.mode,
+        wager: t.wager,
+        fullPayout: t.fullPayout,
         // The headroom the full board needs under maxExposure; nothing is reserved until a turn is in flight.
-        (t.fullPayout - t.wager).toString(),
-        t.sessionPubkey,
-        t.createdAt,
-        t.serverSeedHash,
-        t.limits.maxExposureBps,
-        t.limits.maxPayoutBps,
-        t.limits.maxBetBps,
-        t.source,
-        t.nowMs,
-        t.agent.maxWagered.toString(),
-        t.agent.windowMs,
-        this.notAfter(),
-      ],
+        headroom: t.fullPayout - t.wager,
+        sessionPubkey: t.sessionPubkey,
+        createdAt: t.createdAt,
+        serverSeedHash: t.serverSeedHash,
+        maxExposureBps: t.limits.maxExposureBps,
+        maxPayoutBps: t.limits.maxPayoutBps,
+        maxBetBps: t.limits.maxBetBps,
+        source: t.source,
+        nowMs: t.nowMs,
+        agentMaxWagered: t.agent.maxWagered,
+        agentWindowMs: t.agent.windowMs,
+        notAfterMs: this.notAfter(),
+      },
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);
     return { kind: 'ok', nonce: Number(reply[1]) };

@@ -4,6 +4,16 @@
 -- appends the archived entries, with their own stream ids, seqs and text, instead of new ones. nil otherwise.
 local replayed = nil
 
+-- A script's named fields (store/scripts.ts packs them from a typed object): ARGV holds name, value, name, value...
+-- Every value is a string, as ARGV always was (amounts stay decimal strings); a field left out is nil. Pairs rather
+-- than one JSON text: the documents a script stores verbatim (receipts, bet-log entries) then cross as they are,
+-- where cjson.decode would rescan every byte of them on each call.
+local function fields()
+  local f = {}
+  for i = 1, #ARGV, 2 do f[ARGV[i]] = ARGV[i + 1] end
+  return f
+end
+
 -- Orders two stream ids (`ms-seq`): true when a comes after b.
 local function stream_id_after(a, b)
   local am, as = string.match(a, '^(%d+)-(%d+)$')
@@ -13,9 +23,10 @@ local function stream_id_after(a, b)
   return am > bm or (am == bm and as > bs)
 end
 
--- Takes the archived entries to replay (JSON list of {id, seq, type, at, data}; '' for none). Called before any
--- write: they must continue the stream (its newest entry's seq and id; the counter when it is empty), or the script
--- stops with an error, having written nothing. The counter may be ahead: a recovery that stopped fenced it.
+-- Takes the archived entries to replay (a script's `replay` field: JSON list of {id, seq, type, at, data}; nil or ''
+-- for none). Called before any write: they must continue the stream (its newest entry's seq and id; the counter when
+-- it is empty), or the script stops with an error, having written nothing. The counter may be ahead: a recovery that
+-- stopped fenced it.
 local function replay_journal(entriesJson, streamKey, seqKey)
   if entriesJson == nil or entriesJson == '' then return end
   local entries = cjson.decode(entriesJson)

@@ -10,23 +10,24 @@
 -- is not counted). Run after notAfterMs (Redis clock), when its client was already told 503, it does nothing.
 -- KEYS: player, sessionKeys, prepared, bet, commitments, house, rng, journal, seq, pending, deadlines, ticket,
 --       agentWagers, agentWagered, walletPrepared
--- ARGV: betPayloadHash, wallet, nowMs, committedAt, revealDeadlineMs, revealDeadline,
+-- Fields (store/script-fields.ts): hash (betPayloadHash), wallet, nowMs, committedAt, revealDeadlineMs, revealDeadline,
 --       maxExposureBps, maxPayoutBps, maxBetBps, sessionSignature, agentMaxWagered, agentWindowMs,
 --       maxUnrevealed, notAfterMs, maxWalletExposureBps, shortRevealDeadlineMs, shortRevealDeadline, scarceExposureBps
-local hash, wallet = ARGV[1], ARGV[2]
+local f = fields()
+local hash, wallet = f.hash, f.wallet
 local existing = redis.call('HMGET', KEYS[4], 'wallet', 'betNonce', 'rngIndex', 'rngChainHead', 'committedAt', 'revealDeadline', 'state')
 if existing[1] then
   if existing[1] ~= wallet then return {'err', 'not_found'} end
   return {'dup', existing[2], existing[3], existing[4], existing[5], existing[6], existing[7]}
 end
-if too_late(ARGV[14]) then return {'err', 'late'} end
+if too_late(f.notAfterMs) then return {'err', 'late'} end
 local raw = redis.call('GET', KEYS[3])
 if not raw then return {'err', 'not_prepared'} end
 local prep = cjson.decode(raw)
 local p = { prep.wallet, prep.payload, prep.wager, prep.maxPayout, prep.exposureDelta, prep.sessionPubkey,
   prep.commitment, prep.betNonce, prep.expiresAtMs, prep.game, prep.ticketId, prep.turn }
 if p[1] ~= wallet then return {'err', 'not_prepared'} end
-if num(p[9]) < num(ARGV[3]) then return {'err', 'expired'} end
+if num(p[9]) < num(f.nowMs) then return {'err', 'expired'} end
 local keyState = redis.call('HGET', KEYS[2], p[6])
 if not keyState or cjson.decode(keyState).status ~= 'active' then return {'err', 'session_key'} end
 
@@ -44,7 +45,7 @@ end
 local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias')
 if num(p[8]) ~= num(player[2]) then return {'err', 'stale_nonce'} end
 if redis.call('SISMEMBER', KEYS[5], p[7]) == 1 then return {'err', 'commitment_used'} end
-if not isTurn and redis.call('SCARD', KEYS[10]) >= num(ARGV[13]) then return {'err', 'unrevealed_limit'} end
+if not isTurn and redis.call('SCARD', KEYS[10]) >= num(f.maxUnrevealed) then return {'err', 'unrevealed_limit'} end
 
 local stake = p[3]
 local exposureDelta = p[5] or '0'
@@ -52,23 +53,23 @@ if isTurn then
   -- The stake was locked when the ticket opened.
   stake = '0'
   if num(exposureDelta) > 0 then
-    local limitError, nav = check_turn_exposure(KEYS[6], num(exposureDelta), num(ARGV[7]))
+    local limitError, nav = check_turn_exposure(KEYS[6], num(exposureDelta), num(f.maxExposureBps))
     if limitError then return limitError end
-    local walletError = check_wallet_exposure(KEYS[1], num(exposureDelta), nav, num(ARGV[7]), num(ARGV[15]))
+    local walletError = check_wallet_exposure(KEYS[1], num(exposureDelta), nav, num(f.maxExposureBps), num(f.maxWalletExposureBps))
     if walletError then return walletError end
   end
 else
   if num(stake) > num(player[1]) then return {'err', 'insufficient_balance', player[1] or '0'} end
-  local limitError, nav = check_limits(KEYS[6], num(stake), num(p[4]), num(exposureDelta), num(ARGV[7]), num(ARGV[8]), num(ARGV[9]))
+  local limitError, nav = check_limits(KEYS[6], num(stake), num(p[4]), num(exposureDelta), num(f.maxExposureBps), num(f.maxPayoutBps), num(f.maxBetBps))
   if limitError then return limitError end
   if num(exposureDelta) > 0 then
-    local walletError = check_wallet_exposure(KEYS[1], num(exposureDelta), nav, num(ARGV[7]), num(ARGV[15]))
+    local walletError = check_wallet_exposure(KEYS[1], num(exposureDelta), nav, num(f.maxExposureBps), num(f.maxWalletExposureBps))
     if walletError then return walletError end
   end
 end
 local agentStake = prep.source == 'mcp' and stake ~= '0'
 if agentStake then
-  local capError = agent_cap(KEYS[13], KEYS[14], num(ARGV[3]), num(ARGV[12]), num(ARGV[11]), stake)
+  local capError = agent_cap(KEYS[13], KEYS[14], num(f.nowMs), num(f.agentWindowMs), num(f.agentMaxWagered), stake)
   if capError then return capError end
 end
 
@@ -77,25 +78,25 @@ if not rngIndex then return {'err', 'rng_exhausted'} end
 
 if stake ~= '0' then lock_stake(KEYS[1], KEYS[6], stake) end
 add_exposure(KEYS[1], KEYS[6], exposureDelta)
-local deadlineMs, deadline = ARGV[5], ARGV[6]
-if ARGV[16] and ARGV[16] ~= '' and num(exposureDelta) > 0 then
+local deadlineMs, deadline = f.revealDeadlineMs, f.revealDeadline
+if f.shortRevealDeadlineMs and f.shortRevealDeadlineMs ~= '' and num(exposureDelta) > 0 then
   local nav, exposure = house_nav(KEYS[6])
-  if exposure > fraction(fraction(nav, num(ARGV[7])), num(ARGV[18])) then deadlineMs, deadline = ARGV[16], ARGV[17] end
+  if exposure > fraction(fraction(nav, num(f.maxExposureBps)), num(f.scarceExposureBps)) then deadlineMs, deadline = f.shortRevealDeadlineMs, f.shortRevealDeadline end
 end
-if agentStake then agent_record(KEYS[13], KEYS[14], ARGV[3], num(ARGV[12]), hash, stake) end
+if agentStake then agent_record(KEYS[13], KEYS[14], f.nowMs, num(f.agentWindowMs), hash, stake) end
 redis.call('HINCRBY', KEYS[1], 'nonce', 1)
 redis.call('SADD', KEYS[5], p[7])
 redis.call('HSET', KEYS[4], 'wallet', wallet, 'state', 'committed', 'game', p[10], 'payload', p[2], 'wager', p[3],
   'stake', stake, 'maxPayout', p[4], 'exposureDelta', exposureDelta, 'sessionPubkey', p[6], 'commitment', p[7],
   'betNonce', p[8], 'rngIndex', rngIndex, 'rngChainId', chainId, 'rngChainHead', chainHead,
-  'committedAt', ARGV[4], 'revealDeadline', deadline, 'revealDeadlineMs', deadlineMs, 'ticketId', ticketId or '',
-  'turn', p[12] or '', 'commitSignature', ARGV[10], 'source', prep.source or 'api')
+  'committedAt', f.committedAt, 'revealDeadline', deadline, 'revealDeadlineMs', deadlineMs, 'ticketId', ticketId or '',
+  'turn', p[12] or '', 'commitSignature', f.sessionSignature, 'source', prep.source or 'api')
 if isTurn then redis.call('HSET', KEYS[12], 'pendingTurn', hash) end
 redis.call('DEL', KEYS[3])
 redis.call('LREM', KEYS[15], 0, hash)
 redis.call('SADD', KEYS[10], hash)
 redis.call('ZADD', KEYS[11], deadlineMs, hash)
-journal(KEYS[8], KEYS[9], 'bet_committed', ARGV[4], cjson.encode({
+journal(KEYS[8], KEYS[9], 'bet_committed', f.committedAt, cjson.encode({
   game = p[10], player = player[3], betPayloadHash = hash, betNonce = tonumber(p[8]), rngIndex = rngIndex,
   rngChainHead = chainHead, wager = p[3], ticketId = ticketId }))
-return {'ok', p[8], tostring(rngIndex), chainHead, ARGV[4], deadline, 'committed'}
+return {'ok', p[8], tostring(rngIndex), chainHead, f.committedAt, deadline, 'committed'}

@@ -2,23 +2,24 @@
 -- deposit from lpPending into LP equity, atomically with recording the mint. A compare-and-set on NAV and supply:
 -- if either moved since the caller read them, nothing is written and the caller prices again.
 -- KEYS: house, job, position, mintQueue, lpOpen, journal, seq
--- ARGV: jobId, navBefore, supply, shares, at, atMs, replayJson (ledger recovery: the archived journal entry, '' otherwise)
-replay_journal(ARGV[7], KEYS[6], KEYS[7])
+-- Fields (store/script-fields.ts): jobId, navBefore, supply, shares, at, atMs, replay (ledger recovery: the archived journal entry, absent otherwise)
+local f = fields()
+replay_journal(f.replay, KEYS[6], KEYS[7])
 local j = redis.call('HMGET', KEYS[2], 'status', 'amount', 'alias', 'kind')
 if j[4] ~= 'mint' then return {'err', 'not_found'} end
 if j[1] ~= 'queued' then return {'dup'} end
 local nav = house_nav(KEYS[1])
-if nav ~= tonumber(ARGV[2]) or (redis.call('HGET', KEYS[1], 'lpSupply') or '0') ~= ARGV[3] then return {'err', 'stale'} end
+if nav ~= tonumber(f.navBefore) or (redis.call('HGET', KEYS[1], 'lpSupply') or '0') ~= f.supply then return {'err', 'stale'} end
 if nav <= 0 then return {'err', 'house_closed'} end
-local amount, shares = j[2], ARGV[4]
+local amount, shares = j[2], f.shares
 redis.call('HINCRBY', KEYS[1], 'lpPending', neg(amount))
 redis.call('HINCRBY', KEYS[1], 'lpSupply', shares)
 redis.call('HINCRBY', KEYS[1], 'lpNet', amount)
 redis.call('HINCRBY', KEYS[1], 'lpPrincipal', amount)
 redis.call('HINCRBY', KEYS[3], 'shares', shares)
 redis.call('HINCRBY', KEYS[3], 'principal', amount)
-redis.call('HSET', KEYS[2], 'status', 'fixed', 'shares', shares, 'navBefore', ARGV[2], 'supplyBefore', ARGV[3], 'fixedAt', ARGV[5])
-redis.call('LREM', KEYS[4], 1, ARGV[1])
-redis.call('ZADD', KEYS[5], ARGV[6], ARGV[1])
-journal(KEYS[6], KEYS[7], 'lp_shares_issued', ARGV[5], cjson.encode({ player = j[3], jobId = ARGV[1], amount = amount, shares = shares }))
+redis.call('HSET', KEYS[2], 'status', 'fixed', 'shares', shares, 'navBefore', f.navBefore, 'supplyBefore', f.supply, 'fixedAt', f.at)
+redis.call('LREM', KEYS[4], 1, f.jobId)
+redis.call('ZADD', KEYS[5], f.atMs, f.jobId)
+journal(KEYS[6], KEYS[7], 'lp_shares_issued', f.at, cjson.encode({ player = j[3], jobId = f.jobId, amount = amount, shares = shares }))
 return {'ok'}

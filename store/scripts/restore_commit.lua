@@ -3,12 +3,12 @@
 -- Locks the stake, books the nonce, the commitment and the RNG index, records the pending bet, and writes the
 -- archived bet_committed entry again. Does nothing for a bet the ledger holds.
 -- KEYS: player, bet, commitments, house, rng, journal, seq, pending, deadlines, ticket, agentWagers, agentWagered
--- ARGV: betJson {hash, wallet, game, payload, wager, stake, maxPayout, exposureDelta, sessionPubkey, commitment, betNonce,
+-- Fields (store/script-fields.ts RestoreCommitFields): hash, wallet, game, payload, wager, stake, maxPayout, exposureDelta, sessionPubkey, commitment, betNonce,
 --       rngIndex, rngChainHead, committedAt, committedAtMs, revealDeadline, revealDeadlineMs, ticketId, turn,
---       commitSignature, source, agentWindowMs}, replayJson (the bet_committed entry)
-local b = cjson.decode(ARGV[1])
+--       commitSignature, source, agentWindowMs, replay (the bet_committed entry)
+local b = fields()
 if redis.call('EXISTS', KEYS[2]) == 1 then return {'dup'} end
-replay_journal(ARGV[2], KEYS[6], KEYS[7])
+replay_journal(b.replay, KEYS[6], KEYS[7])
 local index = tonumber(b.rngIndex)
 if not rng_claim(KEYS[5], b.rngChainHead, index, false) then return {'err', 'rng_chain'} end
 local chainId = rng_claim(KEYS[5], b.rngChainHead, index, true)

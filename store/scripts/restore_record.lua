@@ -2,10 +2,10 @@
 -- named to the operator instead). What is public and known stays whole: a play's bet-log entry and receipt, its RNG
 -- index used (never given out twice) and disclosed, its commitment used, the wallet's bet nonce.
 -- KEYS: journal, seq, betLog, receipt, rng, player, commitments
--- ARGV: replayJson (the entries),
---       recordJson {logItem?, receiptBody?, entryJson?, rngChainHead?, rngIndex?, disclosed?, betNonce?, commitment?}
-replay_journal(ARGV[1], KEYS[1], KEYS[2])
-local r = cjson.decode(ARGV[2])
+-- Fields (store/script-fields.ts RestoreRecordFields): replay (the entries), and what stays whole, each optional:
+--       logItem, receiptBody, entryJson, rngChainHead, rngIndex, disclosed, betNonce, commitment
+local r = fields()
+replay_journal(r.replay, KEYS[1], KEYS[2])
 local rngChain = nil
 if r.rngChainHead and r.rngChainHead ~= '' then
   rngChain = rng_claim(KEYS[5], r.rngChainHead, tonumber(r.rngIndex), true)

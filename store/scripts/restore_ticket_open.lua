@@ -2,13 +2,13 @@
 -- checks (they held when it opened): the ticket (nothing banked yet), the wallet's active ticket, the idle index and the
 -- stake locked (a ticket reserves no exposure: its turns in flight do), and the archived ticket_opened entry again.
 -- KEYS: player, activeTicket, ticket, house, journal, seq, idleTickets, agentWagers, agentWagered
--- ARGV: ticketJson {wallet, ticketId, mode, wager, fullPayout, createdAt, activeAtMs, serverSeedHash, source,
---       agentWindowMs}, replayJson (the ticket_opened entry)
-local t = cjson.decode(ARGV[1])
+-- Fields (store/script-fields.ts RestoreTicketOpenFields): wallet, ticketId, mode, wager, fullPayout, createdAt, activeAtMs, serverSeedHash, source,
+--       agentWindowMs, replay (the ticket_opened entry)
+local t = fields()
 if redis.call('EXISTS', KEYS[3]) == 1 then return {'dup'} end
 local active = redis.call('GET', KEYS[2])
 if active then return {'err', 'ticket_active', active} end
-replay_journal(ARGV[2], KEYS[5], KEYS[6])
+replay_journal(t.replay, KEYS[5], KEYS[6])
 local nonce = redis.call('HGET', KEYS[1], 'nonce') or '0'
 redis.call('SET', KEYS[2], t.ticketId)
 redis.call('HSET', KEYS[3], 'wallet', t.wallet, 'status', 'running', 'mode', t.mode, 'wager', t.wager, 'fullPayout', t.fullPayout,

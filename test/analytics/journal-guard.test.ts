@@ -61,7 +61,7 @@ describe.each(ENGINE_KINDS)('the journal guard on %s', (kind) => {
 
     // Redis comes back at seq 2 and the ledger hands out 3 and 4 again, to other plays.
     await redis.set(journal.seqKey, '2');
-    await journal.append(plays(2, 100));
+    await journal.appendRewound(plays(2, 100));
     const fresh = shipper();
     const err = await fresh.shipAvailable().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JournalRewoundError);
@@ -79,7 +79,7 @@ describe.each(ENGINE_KINDS)('the journal guard on %s', (kind) => {
     expect(await s.shipAvailable()).toBe(4);
 
     await redis.set(journal.seqKey, '1');
-    await journal.append(plays(3, 200));
+    await journal.appendRewound(plays(3, 200));
     const err = await s.shipAvailable().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JournalRewoundError);
     expect((err as Error).message).toMatch(/journal entry \d+-\d+ has seq 2, but ClickHouse already holds the journal up to seq 4/);

@@ -12,6 +12,7 @@ import { createRedis } from '../../store/redis.ts';
 import { Keys } from '../../store/keys.ts';
 import { playOfSettleEvent } from '../../protocol/plays.ts';
 import { openSse, type SseClient } from '../helpers/sse.ts';
+import { LedgerPlays } from '../helpers/ledger-plays.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -38,12 +39,6 @@ afterAll(async () => {
   await redis.quit();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-// settle_turn.lua's journal entry and publish for one play.
-const SETTLE = `local seq = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], '*', 'seq', seq, 'type', 'bet_settled', 'at', ARGV[1], 'data', ARGV[2])
-redis.call('PUBLISH', KEYS[3], '{"seq":' .. string.format('%d', seq) .. ',"play":' .. ARGV[3] .. '}')
-return seq`;
 
 it('two API processes: one subscription each, every client gets the play, SIGTERM with streams open', { timeout: 240_000 }, async () => {
   const [port, rpcPort] = [await freePort(), await freePort()];
@@ -88,9 +83,10 @@ it('two API processes: one subscription each, every client gets the play, SIGTER
   expect(await numsub()).toBe(2);
 
   const at = new Date().toISOString();
-  const data = JSON.stringify({ game: 'dice', player: 'p_Proc1', receiptId: 'dice_proc1', wager: '1000000', payout: '0', status: 'lost' });
-  const play = playOfSettleEvent('bet_settled', data, at)!;
-  const published = Number(await redis.eval(SETTLE, 3, keys.journal(), keys.journalSeq(), keys.playsChannel(), at, data, JSON.stringify(play)));
+  const data = { game: 'dice', player: 'p_Proc1', receiptId: 'dice_proc1', wager: '1000000', payout: '0', status: 'lost' };
+  const play = playOfSettleEvent('bet_settled', JSON.stringify(data), at)!;
+  // settle_turn.lua's journal entry and publish for one play.
+  const published = await new LedgerPlays(redis, keys).settle({ type: 'bet_settled', at, data }, JSON.stringify(play));
   await Promise.all(clients.map((c) => c.until('the play', (e) => e.length >= 1)));
   for (const c of clients) expect(c.events).toEqual([{ id: String(published), event: 'play', data: { type: 'play', play } }]);
 

@@ -8,6 +8,7 @@ import { playOfSettleEvent } from '../../protocol/plays.ts';
 import { Keys } from '../../store/keys.ts';
 import { LivePlayStore } from '../../store/live-plays.ts';
 import { createRedis } from '../../store/redis.ts';
+import { LedgerPlays } from '../helpers/ledger-plays.ts';
 import { emptyActivity } from '../helpers/sse.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -23,19 +24,22 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const SETTLE = `local seq = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], '*', 'seq', seq, 'type', ARGV[1], 'at', ARGV[2], 'data', ARGV[3])
-if ARGV[4] ~= '' then redis.call('PUBLISH', KEYS[3], '{"seq":' .. string.format('%d', seq) .. ',"play":' .. ARGV[4] .. '}') end
-return seq`;
+const ledger = new LedgerPlays(redis, keys);
 let n = 0;
-/** A journal event as the ledger writes it; a settled play is also published. */
+/** A journal event written by the ledger's scripts; a settled play is also published (test/helpers/ledger-plays.ts). */
 async function journal(settles = true): Promise<{ seq: number; receiptId: string }> {
   const receiptId = `dice_it${++n}`;
+  if (!settles) return { seq: (await ledger.commit()).seq, receiptId };
   const at = new Date().toISOString();
-  const type = settles ? 'bet_settled' : 'bet_committed';
-  const data = JSON.stringify({ game: 'dice', player: 'p_Test1', receiptId, wager: '2000000', payout: '0', status: 'lost' });
-  const play = settles ? JSON.stringify(playOfSettleEvent(type, data, at) ?? expect.fail('not a play')) : '';
-  return { seq: Number(await redis.eval(SETTLE, 3, keys.journal(), keys.journalSeq(), keys.playsChannel(), type, at, data, play)), receiptId };
+  const data = { game: 'dice', player: 'p_Test1', receiptId, wager: '2000000', payout: '0', status: 'lost' };
+  const play = JSON.stringify(playOfSettleEvent('bet_settled', JSON.stringify(data), at) ?? expect.fail('not a play'));
+  return { seq: await ledger.settle({ type: 'bet_settled', at, data }, play), receiptId };
+}
+/** One journal entry and nothing more (ledger recovery's path, restore_record.lua), published nowhere. */
+async function entry(settles = true): Promise<{ seq: number }> {
+  const data = { game: 'dice', player: 'p_Test1', receiptId: `dice_it${++n}`, wager: '2000000', payout: '0', status: 'lost' };
+  const [seq] = await ledger.append([{ type: settles ? 'bet_settled' : 'bet_committed', at: new Date().toISOString(), data }]);
+  return { seq: seq! };
 }
 
 function newStream(clientBufferBytes = 65_536): ActivityStream {
@@ -76,8 +80,8 @@ async function until(what: string, done: () => boolean | Promise<boolean>, timeo
 
 describe('the journal a resume reads', () => {
   it('gives the entries after a seq, oldest first; null once trimmed past it or past the bound', async () => {
-    const first = await journal();
-    const rest = [await journal(false), await journal(), await journal()];
+    const first = await entry();
+    const rest = [await entry(false), await entry(), await entry()];
     const after = await store.entriesAfter(first.seq, 100);
     expect(after?.map(([, f]) => Number(f[1]))).toEqual(rest.map((r) => r.seq));
     expect(await store.entriesAfter(rest[2]!.seq, 100)).toEqual([]);
