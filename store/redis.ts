@@ -110,8 +110,10 @@ const UNAVAILABLE_REPLIES = /^(NOREPLICAS|READONLY|LOADING|MASTERDOWN|TRYAGAIN)\
 
 /** A Redis command failed because Redis was unreachable, too slow or not the primary, not because of what it asked. */
 export function isRedisUnavailable(err: unknown): boolean {
-  const e = err as { name?: string; message?: string } | null;
+  const e = err as { name?: string; message?: string; previousErrors?: unknown[] } | null;
   if (!e || typeof e.message !== 'string') return false;
+  // A MULTI whose commands a demoted or isolated node refused as they were queued fails its EXEC as EXECABORT.
+  if (e.name === 'ReplyError' && e.message.startsWith('EXECABORT')) return (e.previousErrors ?? []).some(isRedisUnavailable);
   if (e.name === 'ReplyError') return UNAVAILABLE_REPLIES.test(e.message);
   return e.name === 'MaxRetriesPerRequestError' || UNAVAILABLE.some((re) => re.test(e.message as string));
 }

@@ -220,7 +220,8 @@ export class Attacker extends Player {
         ]);
         return;
       } catch (err) {
-        if (attempt >= 5) throw err;
+        if (attempt >= 5) throw new Error(`closing the USDC account (${held} micro held): ${simulationLogs(err)}`, { cause: err });
+        await new Promise((r) => setTimeout(r, 250 * attempt));
       }
     }
   }
@@ -230,8 +231,16 @@ export class Attacker extends Player {
     const mint = this.target.config.usdcMint;
     await sendAndConfirm(this.target.rpc, this.signer, [
       await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: this.signer, owner: this.signer.address, mint }),
-    ]);
+    ]).catch((err: unknown) => {
+      throw new Error(`opening the USDC account: ${simulationLogs(err)}`, { cause: err });
+    });
   }
+}
+
+/** What a failed send's preflight said: its logs, which name the instruction and the program's reason. */
+function simulationLogs(err: unknown): string {
+  const context = (err as { context?: { logs?: string[] } } | null)?.context;
+  return context?.logs?.length ? context.logs.join(' | ') : String((err as Error)?.message ?? err);
 }
 
 export const isRefusal = (x: OpenBet | Refusal): x is Refusal => 'status' in x;

@@ -49,6 +49,32 @@ describe('Redis configuration', () => {
     expect(isRedisUnavailable(new ReplyError('WRONGTYPE Operation against a key holding the wrong kind of value'))).toBe(false);
     expect(isRedisUnavailable(new ReplyError('ERR unknown command'))).toBe(false);
   });
+
+  it('counts a MULTI that a read-only node refused (EXECABORT) as an outage, not one with a bad command', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-readonly-'));
+    // A replica of a primary that is not there: it refuses every write with READONLY, as a demoted node does.
+    const replica = new RedisServer({ dir, args: ['--replicaof', '127.0.0.1', String(await freePort())] });
+    await replica.start();
+    const redis = createRedis(replica.url);
+    try {
+      const refused = await redis
+        .multi()
+        .set('k', '0', 'PX', 1000, 'NX')
+        .incrby('k', 1)
+        .exec()
+        .catch((err: unknown) => err);
+      expect((refused as Error).message).toMatch(/^EXECABORT/);
+      expect(isRedisUnavailable(refused)).toBe(true);
+      const badCommand = Object.assign(new ReplyError('EXECABORT Transaction discarded because of previous errors.'), {
+        previousErrors: [new ReplyError("ERR wrong number of arguments for 'set' command")],
+      });
+      expect(isRedisUnavailable(badCommand)).toBe(false);
+    } finally {
+      redis.disconnect();
+      await replica.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('connections in Sentinel mode', () => {
