@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { dumpLedger, restoreLedger } from '../helpers/ledger-dump.ts';
 import { Player, http } from '../helpers/player.ts';
 import { operatorCommitsAfter } from '../../chain/operator-history.ts';
 import { RedisHa } from '../../chaos/redis-ha.ts';
@@ -18,25 +19,6 @@ let player: Player;
 const committedSize = async () => Number(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'committedSize'));
 
 /** Every key of the ledger but BullMQ's (the queues are not what a ledger restore is about), dumped. */
-async function dumpLedger(): Promise<Map<string, { value: Buffer; ttl: number }>> {
-  const { redis, keys } = svc.wiring;
-  const out = new Map<string, { value: Buffer; ttl: number }>();
-  for (const key of await redis.keys(`${keys.prefix}:*`)) {
-    if (key.startsWith(`${keys.queuePrefix()}:`)) continue;
-    const [value, ttl] = await Promise.all([redis.dumpBuffer(key), redis.pttl(key)]);
-    if (value) out.set(key, { value, ttl: Math.max(0, ttl) });
-  }
-  return out;
-}
-
-async function restoreLedger(dump: Map<string, { value: Buffer; ttl: number }>): Promise<void> {
-  const { redis, keys } = svc.wiring;
-  const now = (await redis.keys(`${keys.prefix}:*`)).filter((k) => !k.startsWith(`${keys.queuePrefix()}:`));
-  const multi = redis.multi();
-  for (const key of now) if (!dump.has(key)) multi.del(key);
-  for (const [key, { value, ttl }] of dump) multi.restore(key, ttl, value, 'REPLACE');
-  await multi.exec();
-}
 
 describe.each(['single node', 'Sentinel'] as const)('Redis going back under a running worker (%s)', (mode) => {
   let ha: RedisHa | null = null;
@@ -65,11 +47,11 @@ describe.each(['single node', 'Sentinel'] as const)('Redis going back under a ru
   it('is never signed: anchoring halts, readiness fails, one commit per size on-chain', async () => {
     await player.playDice({ wager: 1 });
     await vi.waitFor(async () => expect(await committedSize()).toBe(1), { timeout: 60_000, interval: 100 });
-    const older = await dumpLedger();
+    const older = await dumpLedger(svc);
     await player.playDice({ wager: 1, target: 70 });
     await vi.waitFor(async () => expect(await committedSize()).toBe(2), { timeout: 60_000, interval: 100 });
 
-    await restoreLedger(older);
+    await restoreLedger(svc, older);
     // A play on the older ledger takes index 1 of the log again, with another entry than the one committed.
     await player.playDice({ wager: 2, target: 30 });
 

@@ -10,6 +10,7 @@ import { recoveryDeps } from '../../ledger/recover-deps.ts';
 import { recoverLedger } from '../../ledger/recover.ts';
 import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { dumpLedger, restoreLedger } from '../helpers/ledger-dump.ts';
 import { Player } from '../helpers/player.ts';
 
 let svc: TestService;
@@ -23,29 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.cleanup();
 });
-
-type Dump = Map<string, { value: Buffer; ttl: number }>;
-
-/** Every key of the ledger but BullMQ's, dumped (what a backup holds of it). */
-async function dumpLedger(): Promise<Dump> {
-  const { redis, keys } = svc.wiring;
-  const out: Dump = new Map();
-  for (const key of await redis.keys(`${keys.prefix}:*`)) {
-    if (key.startsWith(`${keys.queuePrefix()}:`)) continue;
-    const [value, ttl] = await Promise.all([redis.dumpBuffer(key), redis.pttl(key)]);
-    if (value) out.set(key, { value, ttl: Math.max(0, ttl) });
-  }
-  return out;
-}
-
-async function restoreLedger(dump: Dump): Promise<void> {
-  const { redis, keys } = svc.wiring;
-  const now = (await redis.keys(`${keys.prefix}:*`)).filter((k) => !k.startsWith(`${keys.queuePrefix()}:`));
-  const multi = redis.multi();
-  for (const key of now) if (!dump.has(key)) multi.del(key);
-  for (const [key, { value, ttl }] of dump) multi.restore(key, ttl, value, 'REPLACE');
-  await multi.exec();
-}
 
 /** Every entry anchored and every journal event the ledger handed out shipped to the archive. */
 async function archived(): Promise<void> {
@@ -87,7 +65,7 @@ describe('a ledger restored from a backup older than a paid withdrawal', () => {
   it('pays nothing again while it is behind the archive, fails /ready until recovered, and balances after recovery', async () => {
     await player.playDice({ wager: 1 });
     await archived();
-    const older = await dumpLedger();
+    const older = await dumpLedger(svc);
     const backupSeq = Number(await svc.wiring.redis.get(svc.wiring.keys.journalSeq()));
 
     const before = await walletUsdc();
@@ -101,7 +79,7 @@ describe('a ledger restored from a backup older than a paid withdrawal', () => {
 
     await svc.worker!.stop();
     await svc.indexer!.stop();
-    await restoreLedger(older);
+    await restoreLedger(svc, older);
     // The same money asked for again on the restored ledger, accepted before the keeper's first verdict.
     const now = new Date();
     const again = await svc.wiring.stores.withdrawals.request(player.address, {
@@ -140,7 +118,7 @@ describe('a ledger restored from a backup older than a paid withdrawal', () => {
     // The operator's way out: the backup again (the request taken on the stale ledger goes with it), then recover.
     await svc.worker!.stop();
     await svc.indexer!.stop();
-    await restoreLedger(older);
+    await restoreLedger(svc, older);
     const { wiring } = svc;
     const deps = await recoveryDeps({
       redis: wiring.redis,

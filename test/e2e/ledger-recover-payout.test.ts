@@ -10,6 +10,7 @@ import { recoveryDeps } from '../../ledger/recover-deps.ts';
 import { recoverLedger } from '../../ledger/recover.ts';
 import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { dumpLedger, restoreLedger } from '../helpers/ledger-dump.ts';
 import { Player } from '../helpers/player.ts';
 
 let svc: TestService;
@@ -23,29 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.cleanup();
 });
-
-type Dump = Map<string, { value: Buffer; ttl: number }>;
-
-/** Every key of the ledger but BullMQ's, dumped (what a backup holds of it). */
-async function dumpLedger(): Promise<Dump> {
-  const { redis, keys } = svc.wiring;
-  const out: Dump = new Map();
-  for (const key of await redis.keys(`${keys.prefix}:*`)) {
-    if (key.startsWith(`${keys.queuePrefix()}:`)) continue;
-    const [value, ttl] = await Promise.all([redis.dumpBuffer(key), redis.pttl(key)]);
-    if (value) out.set(key, { value, ttl: Math.max(0, ttl) });
-  }
-  return out;
-}
-
-async function restoreLedger(dump: Dump): Promise<void> {
-  const { redis, keys } = svc.wiring;
-  const now = (await redis.keys(`${keys.prefix}:*`)).filter((k) => !k.startsWith(`${keys.queuePrefix()}:`));
-  const multi = redis.multi();
-  for (const key of now) if (!dump.has(key)) multi.del(key);
-  for (const [key, { value, ttl }] of dump) multi.restore(key, ttl, value, 'REPLACE');
-  await multi.exec();
-}
 
 /** Every entry anchored, every journal event up to `seq` shipped to the archive. */
 async function archivedTo(size: number, seq: number): Promise<void> {
@@ -69,7 +47,7 @@ describe('a withdrawal paid after the backup and after the archive', () => {
     const size = await svc.wiring.stores.anchors.logSize();
     const { redis, keys } = svc.wiring;
     await archivedTo(size, Number(await redis.get(keys.journalSeq())));
-    const older = await dumpLedger();
+    const older = await dumpLedger(svc);
 
     const before = await walletUsdc(svc.wiring.rpc);
     const res = await fetch(`${svc.api}/protocol/v1/player/withdraw`, {
@@ -97,7 +75,7 @@ describe('a withdrawal paid after the backup and after the archive', () => {
 
     await svc.worker!.stop();
     await svc.indexer!.stop();
-    await restoreLedger(older);
+    await restoreLedger(svc, older);
     const { wiring } = svc;
     const deps = await recoveryDeps({
       redis: wiring.redis,

@@ -12,6 +12,7 @@ import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
 import { createQueueRedis } from '../../store/redis.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { dumpLedger, restoreLedger } from '../helpers/ledger-dump.ts';
 import { Player } from '../helpers/player.ts';
 import { RecoveryArchive } from '../../analytics/recovery-archive.ts';
 import { recoveryDeps } from '../../ledger/recover-deps.ts';
@@ -29,29 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.cleanup();
 });
-
-type Dump = Map<string, { value: Buffer; ttl: number }>;
-
-/** Every key of the ledger but BullMQ's, dumped (what a backup holds of it). */
-async function dumpLedger(): Promise<Dump> {
-  const { redis, keys } = svc.wiring;
-  const out: Dump = new Map();
-  for (const key of await redis.keys(`${keys.prefix}:*`)) {
-    if (key.startsWith(`${keys.queuePrefix()}:`)) continue;
-    const [value, ttl] = await Promise.all([redis.dumpBuffer(key), redis.pttl(key)]);
-    if (value) out.set(key, { value, ttl: Math.max(0, ttl) });
-  }
-  return out;
-}
-
-async function restoreLedger(dump: Dump): Promise<void> {
-  const { redis, keys } = svc.wiring;
-  const now = (await redis.keys(`${keys.prefix}:*`)).filter((k) => !k.startsWith(`${keys.queuePrefix()}:`));
-  const multi = redis.multi();
-  for (const key of now) if (!dump.has(key)) multi.del(key);
-  for (const [key, { value, ttl }] of dump) multi.restore(key, ttl, value, 'REPLACE');
-  await multi.exec();
-}
 
 /** Every entry anchored and filled, every journal event and receipt archived. */
 async function settledAndArchived(size: number): Promise<void> {
@@ -138,7 +116,7 @@ describe('recovery against an archive that lags', () => {
     const ticketId = await ticketWithARowWon(player);
     const base = await logSize();
     await settledAndArchived(base);
-    const older = await dumpLedger();
+    const older = await dumpLedger(svc);
     expect((await sweeperTurn(player, await player.prepareCashout(ticketId))).ticket.status).not.toBe('running');
     await player.playDice({ wager: 2, target: 70 });
     await returnedWithdrawal(player, 3);
@@ -150,7 +128,7 @@ describe('recovery against an archive that lags', () => {
     // The service is stopped (its worker and indexer; the API takes no request), then Redis goes back.
     await svc.worker!.stop();
     await svc.indexer!.stop();
-    await restoreLedger(older);
+    await restoreLedger(svc, older);
     const { wiring } = svc;
     const deps = await recoveryDeps({
       redis: wiring.redis,
