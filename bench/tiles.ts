@@ -4,6 +4,9 @@
  *   `.hashes`: as a stored full level-0 hash tile) over HTTP, ETag included; the client is another process.
  * - `tiles.cpuUsPerComputedEntry`: the same bundles computed from Redis on each request (no TILES_DIR),
  *   as before tiles were files.
+ * - `tiles.cpuUsPerServedReceipt`: the server's CPU per receipt served in a stored full receipt bundle (anchors
+ *   filled), and `tiles.cpuUsPerBuiltReceipt`: built from Redis on each request, as before they were stored
+ *   (Redis's own CPU for those reads comes on top).
  * @module
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -70,21 +73,28 @@ export async function benchTiles(): Promise<Record<string, number>> {
         .update(entry)
         .digest('hex');
       pipeline.rpush(keys.betLog(), `${leaf}:r${i}`);
-      pipeline.hset(keys.receipt(`r${i}`), 'entry', entry);
+      // A body and a filled anchor about as long as a Dice receipt's (4.1 kB and 1.2 kB).
+      const body = `{"id":"r${i}","pad":"${'y'.repeat(4000)}","anchor":{"status":"pending_commit","betLogEntryHash":"${leaf}"},"createdAt":"2026-01-01T00:00:00.000Z"}`;
+      const anchor = JSON.stringify({ status: 'committed', betLogIndex: i, betLogProof: Array.from({ length: 16 }, () => leaf) });
+      pipeline.hset(keys.receipt(`r${i}`), 'entry', entry, 'body', body, 'anchor', anchor);
     }
     await pipeline.exec();
     await (await BetLogTree.load(redis, keys)).extendTo(SIZE);
     await redis.hset(keys.anchor(), 'committedSize', String(SIZE));
     const stored = new TransparencyStore(redis, keys, dir);
     await stored.writeFullTiles(SIZE);
+    await stored.writeReceiptBundles(SIZE);
     const index = (i: number) => String(i).padStart(3, '0');
     const bundles = Array.from({ length: TILES }, (_, i) => `/protocol/v1/bet-log/tile/entries/${index(i)}`);
     const hashes = Array.from({ length: TILES }, (_, i) => `/protocol/v1/bet-log/tile/0/${index(i)}`);
+    const receipts = Array.from({ length: TILES }, (_, i) => `/protocol/v1/bet-log/receipts/${index(i)}`);
     const round = (x: number) => Math.round(x * 100) / 100;
     return {
       'tiles.cpuUsPerServedEntry': round(await cpuUsPerEntry(stored, bundles)),
       'tiles.cpuUsPerServedEntry.hashes': round(await cpuUsPerEntry(stored, hashes)),
       'tiles.cpuUsPerComputedEntry': round(await cpuUsPerEntry(new TransparencyStore(redis, keys), bundles)),
+      'tiles.cpuUsPerServedReceipt': round(await cpuUsPerEntry(stored, receipts)),
+      'tiles.cpuUsPerBuiltReceipt': round(await cpuUsPerEntry(new TransparencyStore(redis, keys), receipts)),
     };
   } finally {
     let cursor = '0';

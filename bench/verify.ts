@@ -127,9 +127,11 @@ export async function benchVerify(): Promise<Record<string, number>> {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const keys = new Keys(prefix);
   const cli = path.resolve(import.meta.dirname, '../verifier/dist/pfws-verify.mjs');
+  // BENCH_CLI_CPU_PROFILE=<dir> writes a V8 CPU profile of each CLI run, one per thread (main and every worker).
+  const profile = process.env.BENCH_CLI_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CLI_CPU_PROFILE}`] : [];
   const verify = async (args: string[], stateDir: string) => {
     const started = Date.now();
-    const r = await run(process.execPath, [cli, ...args, '--api', service.api, '--rpc', service.rpcUrl, '--state', stateDir, '--quiet'], {
+    const r = await run(process.execPath, [...profile, cli, ...args, '--api', service.api, '--rpc', service.rpcUrl, '--state', stateDir, '--quiet'], {
       maxBuffer: 64 * 1024 * 1024,
     });
     return { ms: Date.now() - started, stdout: r.stdout };

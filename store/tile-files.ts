@@ -6,8 +6,12 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-/** The file that records the committed size whose full tiles are all written (outside the `tile/` tree). */
-const WRITTEN = 'written-size';
+/**
+ * The files that record up to which size everything is written (outside the `tile/` and `receipts/` trees):
+ * full tiles up to the committed size, full receipt bundles up to the size whose anchors are filled.
+ */
+const WRITTEN = { tiles: 'written-size', receipts: 'receipts-written-size' } as const;
+export type WrittenKind = keyof typeof WRITTEN;
 
 // The callback readFile reads a small file in one go; fs/promises reads it in several steps, at about twice the CPU.
 const readFile = promisify(readFileCallback);
@@ -41,14 +45,14 @@ export class TileFiles {
     await rename(temporary, file);
   }
 
-  /** The committed size up to which every full tile is written; 0 when none is. */
-  async writtenSize(): Promise<number> {
-    const text = await this.read(WRITTEN);
+  /** The size up to which every full tile (or receipt bundle) is written; 0 when none is. */
+  async writtenSize(kind: WrittenKind = 'tiles'): Promise<number> {
+    const text = await this.read(WRITTEN[kind]);
     const size = text === null ? 0 : Number(text.toString('utf8'));
     return Number.isSafeInteger(size) && size > 0 ? size : 0;
   }
 
-  async setWrittenSize(size: number): Promise<void> {
-    await this.write(WRITTEN, Buffer.from(String(size)));
+  async setWrittenSize(size: number, kind: WrittenKind = 'tiles'): Promise<void> {
+    await this.write(WRITTEN[kind], Buffer.from(String(size)));
   }
 }

@@ -4,7 +4,16 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { parseBetLogItem } from './anchor-tree.ts';
 import { HASH_LENGTH } from '../protocol/merkle.ts';
-import { TILE_HEIGHT, TILE_WIDTH, encodeEntryBundle, entryBundlePath, nodesAtTileLevel, tilePath, type ParsedTilePath } from '../protocol/tlog-tiles.ts';
+import {
+  TILE_HEIGHT,
+  TILE_WIDTH,
+  encodeEntryBundle,
+  encodeTileIndex,
+  entryBundlePath,
+  nodesAtTileLevel,
+  tilePath,
+  type ParsedTilePath,
+} from '../protocol/tlog-tiles.ts';
 import { TileFiles } from './tile-files.ts';
 import { canonicalize } from '../protocol/jcs.ts';
 import { utf8 } from '../protocol/encoding.ts';
@@ -161,7 +170,51 @@ export class TransparencyStore {
   /** The same as JSON text, `{"receipts":[…]}`, without parsing each receipt (a bulk read's hot path). */
   async receiptBundleJson(index: number, width: number, treeSize: number): Promise<string | null> {
     const stored = await this.#stored(index, width, treeSize);
-    return stored ? `{"receipts":[${stored.map((r) => receiptJson(r.body, r.anchor)).join(',')}]}` : null;
+    return stored ? bundleJson(stored) : null;
+  }
+
+  /**
+   * The bytes of receipt bundle `index` (`width` receipts) of the committed tree, null when it has none there
+   * yet. A full bundle whose anchors are all filled never changes: it is read from its file (TILES_DIR,
+   * `receipts/<N>`), or built and then stored. Any other is built from the stored receipts on each request.
+   */
+  async receiptBundleBytes(index: number, width: number): Promise<Uint8Array | string | null> {
+    const files = width === TILE_WIDTH ? this.#files : null;
+    const relative = receiptBundlePath(index);
+    if (files) {
+      // A file exists only for a bundle of a committed tree whose anchors were filled: no size check is needed.
+      const bytes = await files.read(relative);
+      if (bytes) return bytes;
+    }
+    const stored = await this.#stored(index, width, await this.committedSize());
+    if (!stored) return null;
+    const json = bundleJson(stored);
+    // Storing is a cache: a host that cannot write there still serves the built bundle.
+    if (files && stored.every((r) => r.anchor !== null)) await files.write(relative, Buffer.from(json)).catch(() => undefined);
+    return json;
+  }
+
+  /**
+   * Writes every full receipt bundle whose receipts all have their anchors filled (entries below `filledSize`,
+   * which the worker's fill cursor gives) and that an earlier call did not write.
+   * @returns how many bundle files were written
+   */
+  async writeReceiptBundles(filledSize: number): Promise<number> {
+    const files = this.#files;
+    if (!files) return 0;
+    const from = await files.writtenSize('receipts');
+    const end = Math.floor(filledSize / TILE_WIDTH);
+    let written = 0;
+    let index = Math.floor(from / TILE_WIDTH);
+    for (; index < end; index++) {
+      const stored = await this.#stored(index, TILE_WIDTH, filledSize);
+      // The fill cursor said these are filled; a bundle that is not (yet) waits for a later call.
+      if (!stored?.every((r) => r.anchor !== null)) break;
+      await files.write(receiptBundlePath(index), Buffer.from(bundleJson(stored)));
+      written++;
+    }
+    if (index * TILE_WIDTH > from) await files.setWrittenSize(index * TILE_WIDTH, 'receipts');
+    return written;
   }
 
   /**
@@ -265,6 +318,12 @@ export class TransparencyStore {
  * (protocol/receipt.ts: the pending anchor, then createdAt, last); the anchor is spliced in place of the
  * pending one, and any body of another shape is parsed and rebuilt instead.
  */
+/** Where full receipt bundle `index` is kept under TILES_DIR: the layout of its URL under `bet-log/`. */
+const receiptBundlePath = (index: number): string => `receipts/${encodeTileIndex(index)}`;
+
+const bundleJson = (stored: readonly { body: string; anchor: string | null }[]): string =>
+  `{"receipts":[${stored.map((r) => receiptJson(r.body, r.anchor)).join(',')}]}`;
+
 export function receiptJson(body: string, anchor: string | null): string {
   if (!anchor) return body;
   const at = body.lastIndexOf(',"anchor":{"status":"pending_commit"');

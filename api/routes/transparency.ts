@@ -61,11 +61,10 @@ export default async function transparencyRoutes(fastify: FastifyInstance, { tra
     if (!parsed) throw new PfwsError('NOT_FOUND', 'Not a tile path (see c2sp.org/tlog-tiles)');
     const missing = () => new PfwsError('NOT_FOUND', 'The committed log has no such tile yet');
     if (bundle === 'receipts') {
-      const size = await store.committedSize();
-      const json = await store.receiptBundleJson(parsed.index, parsed.width, size);
-      if (json === null) throw missing();
+      const body = await store.receiptBundleBytes(parsed.index, parsed.width);
+      if (body === null) throw missing();
       // Receipt anchors are filled after their commit lands, so these are not immutable.
-      return reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=5').send(json);
+      return reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=5').send(body);
     }
     const stored = await store.tile(parsed);
     if (!stored) throw missing();

@@ -24,6 +24,28 @@ export interface AnchorClaim {
 
 export const anchorKeys = (key: string | readonly string[]): readonly string[] => (typeof key === 'string' ? [key] : key);
 
+type CommitMemo = ReturnType<typeof commitMemosOf>[number];
+
+// A bulk audit checks every receipt of a commit against the same transaction: its anchor-key memos are
+// gathered once per transaction (and key list), not copied again for each receipt. Read-only.
+const commitMemosByTx = new WeakMap<RpcTransaction, Map<string, readonly CommitMemo[]>>();
+
+function anchorCommitMemos(tx: RpcTransaction, keys: readonly string[]): readonly CommitMemo[] {
+  if (typeof tx !== 'object') return keys.flatMap((k) => commitMemosOf(tx, k));
+  let byKeys = commitMemosByTx.get(tx);
+  if (!byKeys) {
+    byKeys = new Map();
+    commitMemosByTx.set(tx, byKeys);
+  }
+  const id = keys.join(',');
+  let memos = byKeys.get(id);
+  if (!memos) {
+    memos = keys.flatMap((k) => commitMemosOf(tx, k));
+    byKeys.set(id, memos);
+  }
+  return memos;
+}
+
 /**
  * The CPU part: the anchored leaf is the rebuilt one and the inclusion proof verifies under the claimed
  * root. A receipt not anchored yet cannot be checked here (an `error`, not a violation).
@@ -72,7 +94,7 @@ export function checkAnchorOnChain(claim: AnchorClaim, ctx: AnchorContext, check
     checks.fail('on-chain-commit', `transaction ${claim.commitSignature} is not on-chain`);
     return;
   }
-  const memos = keys.flatMap((k) => commitMemosOf(tx, k));
+  const memos = anchorCommitMemos(tx, keys);
   const match = memos.find((m) => m.memo.entryCount === claim.entryCount && m.memo.betLogRoot === claim.betLogRoot);
   if (!memos.length) checks.fail('on-chain-commit', 'the transaction carries no commit memo signed by the anchor key alone');
   else if (!match) checks.fail('on-chain-commit', `the on-chain memo commits a different root or size (${memos[0]!.text})`);
