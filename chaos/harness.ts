@@ -24,6 +24,11 @@ export interface Profile {
   afterRecoveryMs: number;
   /** Redis rounds: stopped with SIGTERM (AOF written out), killed with SIGKILL, or hung with SIGSTOP. */
   redisRounds: RedisFault[];
+  /**
+   * Whether to run the restore round (an older snapshot, the refused start, `npm run ledger -- recover`). CI's short
+   * profile leaves it to the ledger e2e tests, which try the same steps, to keep the run within its budget.
+   */
+  restoreRound: boolean;
   /** The suite's Redis fsync policy; `everysec` can lose the last second of writes to a kill -9. @defaultValue 'always' */
   appendfsync?: 'always' | 'everysec';
   /** How long Redis stays down in a Redis round. */

@@ -189,7 +189,7 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     const plan: { kind: string; run: (round: number) => Promise<RoundReport> }[] = [
       ...killSchedule(rng.fork('kills'), profile.faultRounds).map((kind) => ({ kind: `kill:${kind}`, run: (r: number) => killRound(h, r, kind) })),
       ...profile.redisRounds.map((mode) => ({ kind: `redis:${mode}`, run: (r: number) => redisRound(h, r, mode) })),
-      { kind: 'restore', run: (r: number) => restoreRound(h, r) },
+      ...(profile.restoreRound ? [{ kind: 'restore', run: (r: number) => restoreRound(h, r) }] : []),
       { kind: 'reply-loss', run: (r: number) => replyLossRound(h, r) },
       { kind: 'fuzz', run: (r: number) => fuzzRound(h, r) },
       { kind: 'slow-clients', run: (r: number) => slowClientsRound(h, r) },

@@ -27,7 +27,6 @@ describe('fault suite, short profile', () => {
       'kill:host',
       'redis:sigkill',
       'redis:sigstop',
-      'restore',
       'reply-loss',
       'fuzz',
       'slow-clients',
