@@ -1,5 +1,6 @@
 // The named fields of the ledger scripts that take more than a handful: one interface per script, read in Lua with
 // `fields()` (scripts/_lib.lua). Each script's KEYS are listed in the header of its `.lua` file.
+import type { RestoredBet } from './ledger-restore.ts';
 
 /** A field's value, sent as its decimal or literal text: amounts stay exact, booleans go as '1' and '0'. */
 export type FieldValue = string | number | bigint | boolean;
@@ -169,28 +170,9 @@ export interface LpFixRedeemFields extends Replay {
 }
 
 /** restore_commit.lua: commit_bet's writes for a bet the archive holds. */
-export interface RestoreCommitFields extends Replay {
-  hash: string;
-  wallet: string;
-  game: string;
-  payload: string;
-  wager: bigint;
-  stake: bigint;
-  maxPayout: bigint;
-  exposureDelta: bigint;
-  sessionPubkey: string;
-  commitment: string;
-  betNonce: number;
-  rngIndex: number;
-  rngChainHead: string;
-  committedAt: string;
+export interface RestoreCommitFields extends Replay, RestoredBet {
   committedAtMs: number;
-  revealDeadline: string;
   revealDeadlineMs: number;
-  ticketId: string;
-  turn: string;
-  commitSignature: string;
-  source: string;
   agentWindowMs: number;
 }
 

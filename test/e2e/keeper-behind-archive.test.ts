@@ -6,11 +6,10 @@
 import { address } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ataOf } from '../../chain/genesis.ts';
-import { recoveryDeps } from '../../ledger/recover-deps.ts';
 import { recoverLedger } from '../../ledger/recover.ts';
 import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { dumpLedger, restoreLedger } from '../helpers/ledger-dump.ts';
+import { dumpLedger, recoveryDepsOf, restoreLedger } from '../helpers/ledger-dump.ts';
 import { Player } from '../helpers/player.ts';
 
 let svc: TestService;
@@ -119,20 +118,7 @@ describe('a ledger restored from a backup older than a paid withdrawal', () => {
     await svc.worker!.stop();
     await svc.indexer!.stop();
     await restoreLedger(svc, older);
-    const { wiring } = svc;
-    const deps = await recoveryDeps({
-      redis: wiring.redis,
-      keys: wiring.keys,
-      rpc: wiring.rpc,
-      setup: wiring.setup,
-      anchorKey: wiring.operator.anchor.publicKey,
-      aliasOf: (w) => wiring.aliases.of(w),
-      rngValue: (chainId, index) => wiring.rngChains.get(chainId).valueHex(index),
-      engine: await wiring.analyticsEngine!.get(),
-      limits: wiring.limits,
-      agentLimits: wiring.config.agentLimits,
-      commitment: wiring.config.INDEXER_COMMITMENT,
-    });
+    const deps = await recoveryDepsOf(svc);
     const report = await recoverLedger({ ...deps, watchMs: 1_500 });
     expect(report.outcome, report.message).toBe('recovered');
     expect(report.books.conserved, report.books.lines.join('\n')).toBe(true);

@@ -12,10 +12,9 @@ import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
 import { createQueueRedis } from '../../store/redis.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { dumpLedger, restoreLedger } from '../helpers/ledger-dump.ts';
+import { dumpLedger, recoveryDepsOf, restoreLedger } from '../helpers/ledger-dump.ts';
 import { Player } from '../helpers/player.ts';
 import { RecoveryArchive } from '../../analytics/recovery-archive.ts';
-import { recoveryDeps } from '../../ledger/recover-deps.ts';
 import { recoverLedger, type RecoverDeps } from '../../ledger/recover.ts';
 import { toPublicEvent } from '../../store/anchor-manifests.ts';
 
@@ -129,20 +128,7 @@ describe('recovery against an archive that lags', () => {
     await svc.worker!.stop();
     await svc.indexer!.stop();
     await restoreLedger(svc, older);
-    const { wiring } = svc;
-    const deps = await recoveryDeps({
-      redis: wiring.redis,
-      keys: wiring.keys,
-      rpc: wiring.rpc,
-      setup: wiring.setup,
-      anchorKey: wiring.operator.anchor.publicKey,
-      aliasOf: (w) => wiring.aliases.of(w),
-      rngValue: (chainId, index) => wiring.rngChains.get(chainId).valueHex(index),
-      engine: await wiring.analyticsEngine!.get(),
-      limits: wiring.limits,
-      agentLimits: wiring.config.agentLimits,
-      commitment: wiring.config.INDEXER_COMMITMENT,
-    });
+    const deps = await recoveryDepsOf(svc);
     const missing = last.reveal.receiptId as string;
     class Lagging extends RecoveryArchive {
       override async receipts(ids: readonly string[]) {
