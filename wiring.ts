@@ -79,7 +79,6 @@ import type { GameFilter } from './analytics/params.ts';
 import type { Activity } from './protocol/analytics.ts';
 import { LivePlayStore } from './store/live-plays.ts';
 import { PfwsError } from './protocol/errors.ts';
-import type { Address } from './protocol/address.ts';
 import { EngineHolder } from './analytics/engine-holder.ts';
 import { openAnalyticsEngine } from './analytics/open-engine.ts';
 import { EngineReader, type AnalyticsReader } from './analytics/reader.ts';
@@ -424,8 +423,7 @@ function coreOf(config: Config, logger: Logger, clock: () => Date, storage: Stor
       maxUnrevealedPerWallet: config.MAX_UNREVEALED_BETS_PER_WALLET,
     },
     observer: metrics.observer,
-    // The lifecycle's wallets are the API's signed-in ones (request.wallet, an Address), passed on as strings.
-    agentKeyOf: (wallet) => agentKeys.publicKeyOf(wallet as Address),
+    agentKeyOf: (wallet) => agentKeys.publicKeyOf(wallet),
   });
   const tail: TailDeps = {
     rpc,

@@ -1,4 +1,5 @@
 // The agent limits as a domain: the wallet's current window and the tool-layer refusals of design §9.
+import type { Address } from '../protocol/address.ts';
 import { agentLimitsView, type AgentLimitSettings, type AgentLimitsView } from '../protocol/agent-limits.ts';
 import { BaseError } from '../protocol/errors.ts';
 import { formatMicro } from '../protocol/money.ts';
@@ -37,7 +38,7 @@ export class AgentLimits {
   }
 
   /** The wallet's limits now: what is staked in the window, what remains, and when the oldest stake leaves it. */
-  async view(wallet: string): Promise<AgentLimitsView> {
+  async view(wallet: Address): Promise<AgentLimitsView> {
     const { settings, store, clock } = this.deps;
     return agentLimitsView(settings, await store.window(wallet, clock().getTime(), settings.windowMs));
   }
@@ -47,7 +48,7 @@ export class AgentLimits {
    * would take the window over the cap.
    * @throws {AgentLimitError}
    */
-  async check(wallet: string, stake: bigint): Promise<void> {
+  async check(wallet: Address, stake: bigint): Promise<void> {
     const { settings } = this.deps;
     if (stake > settings.maxBet) {
       throw new AgentLimitError('AGENT_MAX_BET', `Agent bet exceeds ${formatMicro(settings.maxBet)} USDC.`, 400, await this.view(wallet));

@@ -2,6 +2,8 @@
 // The indexer and `player/sync` both go through it (funding/tail.ts), so they can never disagree.
 import { getTransferCheckedInstructionDataDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { fromBase58 } from '../protocol/encoding.ts';
+import { isAddress, type Address } from '../protocol/address.ts';
+import type { Hex32 } from '../protocol/hex32.ts';
 import type { ParsedMemo } from '../protocol/memo.ts';
 import { soleSignerMemos, type RpcTransaction } from '../protocol/verify/chain.ts';
 import type { ChainItem } from '../store/ledger.ts';
@@ -33,8 +35,8 @@ export interface CreditingContext {
 
 /** A wallet's self-service reveal; settling it needs the bet, so the caller handles it. */
 export interface WalletReveal {
-  wallet: string;
-  betPayloadHash: string;
+  wallet: Address;
+  betPayloadHash: Hex32;
   clientSeedRaw: string;
 }
 
@@ -72,7 +74,7 @@ export function classifyTransaction(tx: RawTransaction, ctx: CreditingContext): 
   for (const { instructionIndex: index, signer, memo } of memos) {
     if ((memo.kind === 'setup' || memo.kind === 'revoke') && memo.wallet === signer) {
       result.items.push({ key: `${signature}:${index}`, kind: memo.kind, signature, slot, wallet: signer, sessionPubkey: memo.sessionPubkey });
-    } else if (memo.kind === 'reveal') {
+    } else if (memo.kind === 'reveal' && isAddress(signer)) {
       result.reveals.push({ wallet: signer, betPayloadHash: memo.betPayloadHash, clientSeedRaw: memo.clientSeedRaw });
     }
   }

@@ -1,5 +1,6 @@
 // Dice rules on Protocol V1 (design §4): a turn is the whole play; its params are a direction and a target.
 import type { Ack } from '../protocol/ack.ts';
+import type { Address } from '../protocol/address.ts';
 import type { BetPayload, DiceBetPayload } from '../protocol/bet-payload.ts';
 import { buildDiceSettlement, type DiceReceipt } from '../protocol/dice-receipt.ts';
 import { DiceRuleError, diceMultiplierBps, dicePayout, targetToBps, winningCount, type DiceDirection } from '../protocol/dice.ts';
@@ -52,7 +53,7 @@ export class DiceGame implements Game {
 
   constructor(readonly deps: DiceDeps) {}
 
-  async planTurn(_wallet: string, input: PrepareInput): Promise<TurnPlan> {
+  async planTurn(_wallet: Address, input: PrepareInput): Promise<TurnPlan> {
     const wager = parseWager(input.wager);
     let params: ReturnType<typeof diceParamsOf>;
     try {
@@ -161,7 +162,7 @@ export class DiceGame implements Game {
   }
 
   /** The dice session: balance, nonce, chain head, recent rolls, and every bet awaiting its reveal, oldest first. */
-  async session(wallet: string) {
+  async session(wallet: Address) {
     const { bets } = this.deps;
     const [player, pendingHashes, recentRolls, head] = await Promise.all([
       bets.playerTotals(wallet),

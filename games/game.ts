@@ -1,6 +1,7 @@
 // The one small interface a game implements: the rules of a turn (its params and the money at risk) and
 // of its settlement (outcome, payout, receipt). Everything else is the shared lifecycle (lifecycle.ts).
 import type { Ack } from '../protocol/ack.ts';
+import type { Address } from '../protocol/address.ts';
 import type { BetPayload } from '../protocol/bet-payload.ts';
 import type { PlaySource, SeedReveal } from '../protocol/receipt.ts';
 import type { BetRecord } from '../store/bets.ts';
@@ -9,7 +10,7 @@ import { playOfSettleEvent } from '../protocol/plays.ts';
 
 export type GameName = BetPayload['game'];
 
-/** A prepare body: the parts every game shares, plus the game's own fields. */
+/** A prepare body as sent (the lifecycle checks and brands its key and commitment): the parts every game shares, plus the game's own fields. */
 export interface PrepareInput {
   commitment: string;
   sessionPubkey: string;
@@ -59,7 +60,7 @@ export interface TurnOutcome {
 
 /** A play closed for being idle (design §10): its wallet, and what the ledger writes through the settle script. */
 export interface IdleClose {
-  wallet: string;
+  wallet: Address;
   outcome: TurnOutcome;
 }
 
@@ -69,7 +70,7 @@ export interface Game {
    * Validates a prepare body and plans the turn.
    * @throws {import('../protocol/errors.ts').PfwsError} INVALID_BET_AMOUNT or GAME_INPUT_REJECTED
    */
-  planTurn(wallet: string, input: PrepareInput): Promise<TurnPlan>;
+  planTurn(wallet: Address, input: PrepareInput): Promise<TurnPlan>;
   /** Checks the game's own fields of a commit body against the signed payload. */
   checkCommit(payload: BetPayload, body: Record<string, unknown>): void;
   /** The play spanning turns that this turn belongs to (a Sweeper ticket's id); absent for a game of single turns. */

@@ -5,11 +5,13 @@
  * @module
  */
 import type { Ack } from '../protocol/ack.ts';
+import type { Address, Base58Key } from '../protocol/address.ts';
 import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import { betPayloadHashOf, PROTOCOL_ID, type BetPayload } from '../protocol/bet-payload.ts';
 import { verifyCommitment } from '../protocol/commitment.ts';
-import { isHex, utf8 } from '../protocol/encoding.ts';
+import { utf8 } from '../protocol/encoding.ts';
 import { gameRejected, PfwsError, rejectionError } from '../protocol/errors.ts';
+import { isHex32, type Hex32 } from '../protocol/hex32.ts';
 import { exposureRefusal, limitsOf, type LimitSettings } from '../protocol/house.ts';
 import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
 import type { PlaySource, SeedReveal } from '../protocol/receipt.ts';
@@ -38,7 +40,7 @@ export interface LifecycleDeps {
   bets: BetStore;
   games: GameRegistry;
   /** The public alias a payload names instead of the wallet. */
-  aliasOf: (wallet: string) => string;
+  aliasOf: (wallet: Address) => string;
   /** Signs a committed bet's ack (deterministic, so every replay gets the same ack). */
   ackOf: (bet: AckSource) => Ack;
   /** s_index of an operator RNG chain. */
@@ -51,7 +53,7 @@ export interface LifecycleDeps {
    * The public key of the wallet's agent session key (design §9), held by the service for its MCP plays, or null
    * when it has none: only MCP may play with it, inside the agent limits.
    */
-  agentKeyOf: (wallet: string) => Promise<string | null>;
+  agentKeyOf: (wallet: Address) => Promise<Base58Key | null>;
 }
 
 export interface LifecycleObserver {
@@ -110,7 +112,7 @@ export class BetLifecycle {
    * is refused, whatever it signs. Every play step that names a key checks this first.
    * @throws {PfwsError} GAME_INPUT_REJECTED `agent_key_rest_forbidden`
    */
-  async checkKeySource(wallet: string, sessionPubkey: unknown, source: PlaySource): Promise<void> {
+  async checkKeySource(wallet: Address, sessionPubkey: unknown, source: PlaySource): Promise<void> {
     if (source !== 'api' || typeof sessionPubkey !== 'string') return;
     const pair = `${wallet} ${sessionPubkey}`;
     if (this.#notAgentKeys.has(pair)) return;
@@ -133,7 +135,7 @@ export class BetLifecycle {
    * @returns the bet nonce the payload carries
    */
   async preflight(
-    wallet: string,
+    wallet: Address,
     p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint; exposure: bigint; locks: 'stake' | 'play' },
   ): Promise<number> {
     const view = await this.deps.bets.prepareView(wallet, p.sessionPubkey, p.commitment);
@@ -169,21 +171,25 @@ export class BetLifecycle {
   }
 
   /** Step 1: the game plans the turn; the canonical payload is built, stored until it expires, and returned. */
-  async prepare(game: GameName, wallet: string, input: PrepareInput, source: PlaySource) {
+  async prepare(game: GameName, wallet: Address, input: PrepareInput, source: PlaySource) {
     const { bets, clock, settings } = this.deps;
+    const { commitment } = input;
+    if (!isHex32(commitment)) throw new PfwsError('INVALID_REQUEST', 'commitment must be 32 bytes of lowercase hex');
     await this.checkKeySource(wallet, input.sessionPubkey, source);
     const plan = await this.deps.games[game].planTurn(wallet, input);
-    const betNonce = await this.preflight(wallet, { ...plan, sessionPubkey: input.sessionPubkey, commitment: input.commitment });
+    const betNonce = await this.preflight(wallet, { ...plan, sessionPubkey: input.sessionPubkey, commitment });
+    // Preflight found the key active in the wallet's key set, which holds only keys parsed when they were set up.
+    const sessionPubkey = input.sessionPubkey as Base58Key;
     const expiresAtMs = clock().getTime() + settings.prepareTtlMs;
     const betPayload = {
       protocol: PROTOCOL_ID,
       game,
       player: this.deps.aliasOf(wallet),
-      sessionPubkey: input.sessionPubkey,
+      sessionPubkey,
       betNonce,
       wager: plan.wager.toString(),
       params: plan.params,
-      commitment: input.commitment,
+      commitment,
       expiresAt: new Date(expiresAtMs).toISOString(),
     } as BetPayload;
     const betPayloadHash = betPayloadHashOf(betPayload);
@@ -196,8 +202,8 @@ export class BetLifecycle {
         wager: plan.wager,
         maxPayout: plan.locks === 'stake' ? plan.maxPayout : 0n,
         exposureDelta: plan.exposure,
-        sessionPubkey: input.sessionPubkey,
-        commitment: input.commitment,
+        sessionPubkey,
+        commitment,
         betNonce,
         expiresAtMs,
         ...(plan.ticketId ? { ticketId: plan.ticketId } : {}),
@@ -214,16 +220,16 @@ export class BetLifecycle {
    * Step 2: the session key's signature over the payload hash, then the atomic commit (store/scripts/commit_bet.lua)
    * that locks the stake and assigns the RNG index. A re-sent commit gets the same ack, and names the bet's state.
    */
-  async commit(game: GameName, wallet: string, body: CommitBody, source: PlaySource) {
+  async commit(game: GameName, wallet: Address, body: CommitBody, source: PlaySource) {
     const { bets, clock, settings } = this.deps;
     await this.checkKeySource(wallet, (body.betPayload as { sessionPubkey?: unknown } | null)?.sessionPubkey, source);
-    const payload = checkCommitBody(body.betPayload, body.betPayloadHash, body.sessionSignature, game);
+    const { payload, betPayloadHash } = checkCommitBody(body.betPayload, body.betPayloadHash, body.sessionSignature, game);
     const rules = this.deps.games[game];
     rules.checkCommit(payload, body);
     const now = clock();
     const deadline = new Date(now.getTime() + settings.revealDeadlineMs);
     const short = settings.scarceExposure && new Date(now.getTime() + settings.scarceExposure.revealDeadlineMs);
-    const result = await bets.commit(body.betPayloadHash, wallet, {
+    const result = await bets.commit(betPayloadHash, wallet, {
       nowMs: now.getTime(),
       committedAt: now.toISOString(),
       revealDeadlineMs: deadline.getTime(),
@@ -239,10 +245,10 @@ export class BetLifecycle {
     });
     if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
     if (result.kind === 'ok') this.deps.observer?.committed(game);
-    const ack = this.deps.ackOf({ hash: body.betPayloadHash, ...result });
+    const ack = this.deps.ackOf({ hash: betPayloadHash, ...result });
     return {
       status: result.state === 'settled' ? ('settled' as const) : ('awaiting_reveal' as const),
-      betPayloadHash: body.betPayloadHash,
+      betPayloadHash,
       rngIndex: ack.rngIndex,
       ack,
       revealMessage: ack.revealMessage,
@@ -252,7 +258,7 @@ export class BetLifecycle {
   }
 
   /** Step 3: the seed must open the commitment and the committing key must sign revealMessage; then settle. */
-  async reveal(game: GameName, wallet: string, betPayloadHash: string, clientSeedRaw: string, sessionSignature: string) {
+  async reveal(game: GameName, wallet: Address, betPayloadHash: string, clientSeedRaw: string, sessionSignature: string) {
     const bet = await this.committedBet(wallet, betPayloadHash, game);
     const ack = this.checkReveal(bet, clientSeedRaw, sessionSignature);
     const { reply, player } = await this.settle(bet, { clientSeedRaw, revealSignature: sessionSignature, via: 'reveal' }, ack);
@@ -319,7 +325,7 @@ export class BetLifecycle {
   }
 
   /** A wallet's on-chain `pfws:v1:reveal:<betPayloadHash>:<clientSeedRaw>` memo settles its own committed bet. */
-  async applyWalletReveal(reveal: { wallet: string; betPayloadHash: string; clientSeedRaw: string }): Promise<void> {
+  async applyWalletReveal(reveal: { wallet: Address; betPayloadHash: Hex32; clientSeedRaw: string }): Promise<void> {
     const bet = await this.deps.bets.bet(reveal.betPayloadHash);
     if (!bet || bet.wallet !== reveal.wallet || bet.state !== 'committed') return;
     if (!verifyCommitment(reveal.clientSeedRaw, bet.commitment)) return;
@@ -334,19 +340,19 @@ export class BetLifecycle {
   }
 
   /** Recovery seeds are accepted only once the ack exists, and only when they open the commitment. */
-  async storeRecoverySeed(wallet: string, betPayloadHash: string, clientSeedRaw: string) {
-    const bet = await this.deps.bets.bet(betPayloadHash);
+  async storeRecoverySeed(wallet: Address, betPayloadHash: string, clientSeedRaw: string) {
+    const bet = isHex32(betPayloadHash) ? await this.deps.bets.bet(betPayloadHash) : null;
     if (!bet || bet.wallet !== wallet) {
       throw gameRejected("Recovery seeds are accepted only after the commit ack exists for this wallet's bet", 'not_committed');
     }
     if (!verifyCommitment(clientSeedRaw, bet.commitment)) throw gameRejected("clientSeedRaw does not match the bet's commitment", 'commitment_mismatch');
-    await this.deps.bets.saveRecoverySeed(betPayloadHash, clientSeedRaw);
-    return { betPayloadHash, stored: true, state: bet.state };
+    await this.deps.bets.saveRecoverySeed(bet.hash, clientSeedRaw);
+    return { betPayloadHash: bet.hash, stored: true, state: bet.state };
   }
 
   /** A stored seed, served back only for a committed bet of the same wallet. */
-  async fetchRecoverySeed(wallet: string, betPayloadHash: string) {
-    if (!isHex(betPayloadHash, 32)) throw new PfwsError('INVALID_REQUEST', 'betPayloadHash must be 32 bytes of lowercase hex');
+  async fetchRecoverySeed(wallet: Address, betPayloadHash: string) {
+    if (!isHex32(betPayloadHash)) throw new PfwsError('INVALID_REQUEST', 'betPayloadHash must be 32 bytes of lowercase hex');
     const bet = await this.deps.bets.bet(betPayloadHash);
     if (!bet || bet.wallet !== wallet) throw new PfwsError('NOT_FOUND', 'No committed bet with this betPayloadHash for this wallet');
     const clientSeedRaw = await this.deps.bets.recoverySeed(betPayloadHash);
@@ -355,8 +361,8 @@ export class BetLifecycle {
   }
 
   /** The caller's committed bet of this game, or a GAME_INPUT_REJECTED that reveals nothing about others' bets. */
-  async committedBet(wallet: string, betPayloadHash: string, game: GameName): Promise<BetRecord> {
-    const bet = await this.deps.bets.bet(betPayloadHash);
+  async committedBet(wallet: Address, betPayloadHash: string, game: GameName): Promise<BetRecord> {
+    const bet = isHex32(betPayloadHash) ? await this.deps.bets.bet(betPayloadHash) : null;
     if (!bet || bet.wallet !== wallet || bet.game !== game) {
       throw gameRejected(`No committed ${game} bet with this betPayloadHash for this wallet`, 'not_found');
     }
@@ -376,13 +382,21 @@ export class BetLifecycle {
   }
 }
 
-/** Rejects a commit body whose hash is not the payload's, or whose session signature does not verify. */
-export function checkCommitBody(betPayload: unknown, betPayloadHash: string, sessionSignature: string, game: GameName): BetPayload {
+/**
+ * Rejects a commit body whose hash is not the payload's, or whose session signature does not verify.
+ * @returns the payload, and its hash as computed here
+ */
+export function checkCommitBody(
+  betPayload: unknown,
+  betPayloadHash: string,
+  sessionSignature: string,
+  game: GameName,
+): { payload: BetPayload; betPayloadHash: Hex32 } {
   const payload = betPayload as BetPayload;
   if (typeof betPayload !== 'object' || betPayload === null || payload.game !== game) {
     throw gameRejected(`betPayload is not a ${game} payload`, 'bad_payload');
   }
-  let recomputed: string;
+  let recomputed: Hex32;
   try {
     recomputed = betPayloadHashOf(payload);
   } catch {
@@ -392,5 +406,5 @@ export function checkCommitBody(betPayload: unknown, betPayloadHash: string, ses
   if (typeof payload.sessionPubkey !== 'string' || !verifySessionSignature(betPayloadHash, sessionSignature, payload.sessionPubkey)) {
     throw new PfwsError('INVALID_SESSION_SIGNATURE', "sessionSignature must be the session key's Ed25519 signature over the 32 bytes of betPayloadHash");
   }
-  return payload;
+  return { payload, betPayloadHash: recomputed };
 }

@@ -51,12 +51,7 @@ export class TurnReplayer {
   }
 
   /** Writes a rebuilt settlement through the settle script, with the archived journal entries it wrote first. */
-  write(
-    bet: Pick<BetRecord, 'hash' | 'wallet' | 'game' | 'ticketId'>,
-    write: TurnWrite,
-    settledAt: string,
-    entries: readonly JournalRecord[],
-  ): Promise<SettleResult> {
+  write(bet: Parameters<BetStore['settleTurn']>[0], write: TurnWrite, settledAt: string, entries: readonly JournalRecord[]): Promise<SettleResult> {
     // Live feeds saw this play when it first settled.
     const quiet: TurnWrite = write.end ? { ...write, end: { ...write.end, playJson: '' } } : write;
     const idle = bet.hash === '' ? { cutoffMs: Number.MAX_SAFE_INTEGER } : undefined;

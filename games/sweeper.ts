@@ -3,6 +3,7 @@
 // turn; the turn that ends the ticket writes its one receipt.
 import { randomBytes } from 'node:crypto';
 import type { Ack } from '../protocol/ack.ts';
+import type { Address, Base58Key } from '../protocol/address.ts';
 import type { BetPayload, SweeperBetPayload, SweeperTurnParams } from '../protocol/bet-payload.ts';
 import { gameRejected, PfwsError, rejectionError } from '../protocol/errors.ts';
 import { microToNumber } from '../protocol/money.ts';
@@ -39,7 +40,7 @@ export interface SweeperDeps {
   rng: RngStore;
   ackOf: (bet: AckSource) => Ack;
   /** The public alias of a wallet: an idle ticket with no turn has no signed payload naming it. */
-  aliasOf: (wallet: string) => string;
+  aliasOf: (wallet: Address) => string;
   clock: () => Date;
   limits: LimitSettings;
   /** An MCP ticket's stake counts against the agent window at open (design §9). */
@@ -94,7 +95,7 @@ export class SweeperGame implements Game {
   }
 
   /** Opens a ticket: one active per wallet; the stake is locked, and the full board must fit maxPayout and maxExposure. */
-  async openTicket(lifecycle: BetLifecycle, wallet: string, input: { mode?: unknown; sessionPubkey: string; wager?: unknown }, source: PlaySource) {
+  async openTicket(lifecycle: BetLifecycle, wallet: Address, input: { mode?: unknown; sessionPubkey: string; wager?: unknown }, source: PlaySource) {
     const { tickets, bets } = this.deps;
     await lifecycle.checkKeySource(wallet, input.sessionPubkey, source);
     const wager = parseWager(input.wager);
@@ -116,7 +117,8 @@ export class SweeperGame implements Game {
       mode,
       wager,
       fullPayout,
-      sessionPubkey: input.sessionPubkey,
+      // Preflight found the key active in the wallet's key set, which holds only keys parsed when they were set up.
+      sessionPubkey: input.sessionPubkey as Base58Key,
       createdAt: now.toISOString(),
       serverSeedHash: (await this.deps.rng.head()) ?? '',
       source,
@@ -129,7 +131,7 @@ export class SweeperGame implements Game {
     return { ticket: ticketView(ticket!), player: playerView(await bets.playerTotals(wallet)) };
   }
 
-  async #runningTicket(wallet: string, ticketId: unknown): Promise<TicketRecord> {
+  async #runningTicket(wallet: Address, ticketId: unknown): Promise<TicketRecord> {
     const ticket = typeof ticketId === 'string' ? await this.deps.tickets.get(ticketId) : null;
     if (!ticket || ticket.wallet !== wallet) throw gameRejected('No such ticket for this wallet', 'no_ticket');
     if (ticket.status !== 'running') throw gameRejected('The ticket has ended', 'ticket_not_running');
@@ -139,7 +141,7 @@ export class SweeperGame implements Game {
   }
 
   /** `input.turn` is `choice` (with `row` and `choiceColumn`) or `cashout`. */
-  async planTurn(wallet: string, input: PrepareInput): Promise<TurnPlan> {
+  async planTurn(wallet: Address, input: PrepareInput): Promise<TurnPlan> {
     let ticket: TicketRecord;
     let params: SweeperTurnParams;
     if (input.turn === 'cashout') {
@@ -396,7 +398,7 @@ export class SweeperGame implements Game {
     return JSON.parse(stored) as Record<string, unknown>;
   }
 
-  async session(wallet: string) {
+  async session(wallet: Address) {
     const { bets, tickets } = this.deps;
     const [player, activeId, recent, head] = await Promise.all([
       bets.playerTotals(wallet),
@@ -414,7 +416,7 @@ export class SweeperGame implements Game {
     };
   }
 
-  async ticket(wallet: string, ticketId: string) {
+  async ticket(wallet: Address, ticketId: string) {
     const ticket = await this.deps.tickets.get(ticketId);
     if (!ticket || ticket.wallet !== wallet) throw new PfwsError('NOT_FOUND', 'No such ticket for this wallet');
     return { ticket: await this.#view(ticket) };

@@ -1,5 +1,7 @@
 // Plays as the archive holds them: each receipt's signed inputs per turn (payload, commit signature, ack, seed), its
 // bet-log entry, and the ledger records a recovery writes from them.
+import { isHex32, type Hex32 } from '../protocol/hex32.ts';
+import type { Address } from '../protocol/address.ts';
 import type { Ack } from '../protocol/ack.ts';
 import type { BetPayload } from '../protocol/bet-payload.ts';
 import {
@@ -21,7 +23,7 @@ import type { RestoredBet } from '../store/ledger-restore.ts';
 export interface TurnInput {
   receiptId: string;
   betPayload: BetPayload;
-  betPayloadHash: string;
+  betPayloadHash: Hex32;
   commitSignature: string;
   ack: Ack;
   clientSeedRaw: string | null;
@@ -53,10 +55,10 @@ export function turnsOf(receipts: ReadonlyMap<string, Json>): Map<string, TurnIn
     const via = (str(obj(r.proof)?.revealedVia) ?? 'reveal') as RevealedVia;
     for (const t of raw) {
       const turn = obj(t);
-      const hash = str(turn?.betPayloadHash);
+      const hash = turn?.betPayloadHash;
       const payload = obj(turn?.betPayload);
       const ack = obj(turn?.ack);
-      if (!turn || !hash || !payload || !ack) continue;
+      if (!turn || !isHex32(hash) || !payload || !ack) continue;
       out.set(hash, {
         receiptId,
         betPayload: payload as unknown as BetPayload,
@@ -110,7 +112,7 @@ export function receiptIdOf(e: JournalRecord, data: Json | null): string | null 
 }
 
 /** The commit record of a turn, as commit_bet.lua wrote it when the turn was first committed. */
-export function restoredBetOf(t: TurnInput, wallet: string): RestoredBet {
+export function restoredBetOf(t: TurnInput, wallet: Address): RestoredBet {
   const p = t.betPayload;
   const wager = BigInt(p.wager);
   let stake = 0n;

@@ -8,6 +8,8 @@
  * its bet-log entry and receipt are kept as archived, its money is not moved.
  * @module
  */
+import { isHex32, type Hex32 } from '../protocol/hex32.ts';
+import { isAddress, type Address } from '../protocol/address.ts';
 import type { Ack } from '../protocol/ack.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { formatMicro } from '../protocol/money.ts';
@@ -119,6 +121,7 @@ const parse = (text: string): Json => {
   }
 };
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const hashOf = (v: unknown): Hex32 | null => (isHex32(v) ? v : null);
 const MONEY_FIELDS = ['wager', 'payout', 'amount', 'value'] as const;
 const micro = (v: unknown): bigint | null => (typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : null);
 
@@ -281,7 +284,7 @@ class Replay {
     readonly report: RecoveryReport,
     readonly receipts: ReadonlyMap<string, Json>,
     readonly turns: ReadonlyMap<string, TurnInput>,
-    readonly wallets: Map<string, string>,
+    readonly wallets: Map<string, Address>,
     readonly items: ChainItem[],
     /** Receipts of the plays that end within the archived journal. */
     readonly ended: ReadonlySet<string>,
@@ -294,8 +297,8 @@ class Replay {
     const ids = events.map((e) => receiptIdOf(e, parse(e.data))).filter((id): id is string => id !== null);
     const receipts = ids.length ? await d.archive.receipts(ids) : new Map<string, Json>();
     const items = await d.chainItems();
-    const wallets = new Map<string, string>();
-    for (const w of [...(await d.restore.wallets()), ...items.flatMap((i) => (i.wallet ? [i.wallet] : []))]) wallets.set(d.aliasOf(w), w);
+    const wallets = new Map<string, Address>();
+    for (const w of [...(await d.restore.wallets()), ...items.flatMap((i) => (isAddress(i.wallet) ? [i.wallet] : []))]) wallets.set(d.aliasOf(w), w);
     const ended = new Set(events.flatMap((e) => (e.type === 'bet_settled' || e.type === 'ticket_settled' ? [str(parse(e.data).receiptId) ?? ''] : [])));
     return new Replay(d, events, report, receipts, turnsOf(receipts), wallets, items, ended);
   }
@@ -386,7 +389,7 @@ class Replay {
   }
 
   async commit(e: JournalRecord, data: Json): Promise<number> {
-    const hash = str(data.betPayloadHash);
+    const hash = hashOf(data.betPayloadHash);
     const player = str(data.player);
     const wallet = player ? (this.wallets.get(player) ?? null) : null;
     const t = hash ? this.turns.get(hash) : undefined;
@@ -423,10 +426,10 @@ class Replay {
   }
 
   async settleDice(e: JournalRecord, data: Json): Promise<number> {
-    const hash = str(data.betPayloadHash) ?? '';
+    const hash = hashOf(data.betPayloadHash);
     const log = this.logOf(str(data.receiptId));
-    const t = this.turns.get(hash);
-    const bet = await this.d.bets.bet(hash);
+    const t = hash ? this.turns.get(hash) : undefined;
+    const bet = hash ? await this.d.bets.bet(hash) : null;
     if (bet?.state === 'settled') throw new Stop(`bet ${hash} is settled in the ledger already, yet the archive settles it after the ledger's journal ends`);
     if (!bet || !t) {
       const kept: KeptRecord = {
@@ -441,7 +444,7 @@ class Replay {
         'its commit was not rebuilt: the bet-log entry and receipt are restored, its stake and payout are not booked to any balance',
       );
     }
-    this.acks.set(hash, t.ack);
+    this.acks.set(bet.hash, t.ack);
     const write = await this.replayer.rebuild(bet, archivedTurn(t, e.at));
     const end = write.end;
     if (!end || end.leafHashHex !== log.leaf || end.event.type !== e.type || end.event.json !== e.data) {
@@ -486,10 +489,10 @@ class Replay {
   }
 
   async settleSweeperTurn(e: JournalRecord, data: Json, next: JournalRecord | undefined): Promise<number> {
-    const hash = str(data.betPayloadHash) ?? '';
+    const hash = hashOf(data.betPayloadHash);
     const ticketId = str(data.ticketId) ?? '';
-    const [bet, ticket] = await Promise.all([this.d.bets.bet(hash), this.d.tickets.get(ticketId)]);
-    const t = this.turns.get(hash);
+    const [bet, ticket] = await Promise.all([hash ? this.d.bets.bet(hash) : null, this.d.tickets.get(ticketId)]);
+    const t = hash ? this.turns.get(hash) : undefined;
     if (bet?.state !== 'committed' || !t || ticket?.status !== 'running' || ticket.pendingTurn !== hash) {
       const why = !t
         ? 'the archive holds no seed of this turn (its ticket had not ended): if the ledger holds the turn, it awaits its reveal again, which settles it the same way'
@@ -554,7 +557,7 @@ class Replay {
         'the chain tail since the indexer checkpoint holds no such item: not applied (the indexer applies whatever it finds on-chain)',
       );
     }
-    if (item.wallet && item.alias) this.wallets.set(item.alias, item.wallet);
+    if (isAddress(item.wallet) && item.alias) this.wallets.set(item.alias, item.wallet);
     const applied = await this.d.ledger.applyChainItem(item, e.at, [e]);
     if (!applied) return this.keep([e], {}, data, item.wallet ?? null, `chain item ${item.key} is applied in the ledger already: not applied twice`);
     // A memo older than the key's state is applied without an entry of its own; the archived one is kept as it was.

@@ -1,4 +1,5 @@
 // On-chain memo texts (design §3). Parsing is strict: a memo counts only in exactly these shapes.
+import type { Hex32 } from './hex32.ts';
 export const MEMO_PREFIX = 'pfws:v1:';
 /** SPL Memo v2. @solana-program/memo 0.15 defaults to another address, so always name this one. */
 export const MEMO_PROGRAM_ID = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
@@ -40,7 +41,7 @@ const UINT = '(?:0|[1-9]\\d{0,18})';
 export type ParsedMemo =
   | { kind: 'setup' | 'revoke'; wallet: string; sessionPubkey: string }
   | { kind: 'deposit' | 'lp-deposit' | 'lp-redeem'; wallet: string }
-  | { kind: 'reveal'; betPayloadHash: string; clientSeedRaw: string }
+  | { kind: 'reveal'; betPayloadHash: Hex32; clientSeedRaw: string }
   | { kind: 'rng-head'; chainId: number; headHex: string }
   | ({ kind: 'commit' } & CommitMemo)
   | { kind: 'withdraw'; withdrawalId: string }
@@ -50,7 +51,7 @@ export type ParsedMemo =
 const PATTERNS: [RegExp, (m: RegExpExecArray) => ParsedMemo][] = [
   [new RegExp(`^pfws:v1:(setup|revoke):(${B58}):(${B58})$`), (m) => ({ kind: m[1] as 'setup', wallet: m[2]!, sessionPubkey: m[3]! })],
   [new RegExp(`^pfws:v1:(deposit|lp-deposit|lp-redeem):(${B58})$`), (m) => ({ kind: m[1] as 'deposit', wallet: m[2]! })],
-  [new RegExp(`^pfws:v1:reveal:(${HEX32}):(${HEX32})$`), (m) => ({ kind: 'reveal', betPayloadHash: m[1]!, clientSeedRaw: m[2]! })],
+  [new RegExp(`^pfws:v1:reveal:(${HEX32}):(${HEX32})$`), (m) => ({ kind: 'reveal', betPayloadHash: m[1]! as Hex32, clientSeedRaw: m[2]! })],
   [new RegExp(`^pfws:v1:rng-head:(${UINT}):(${HEX32})$`), (m) => ({ kind: 'rng-head', chainId: Number(m[1]), headHex: m[2]! })],
   [
     new RegExp(`^pfws:v1:commit:(${UINT}):(${HEX32}):(${HEX32}):(${UINT}):(${UINT}):(${HEX32}):(${HEX32})$`),

@@ -1,9 +1,11 @@
 // Bet records in Redis: prepared payloads, the commit and settle scripts, recovery seeds and deadlines.
 import type { Redis } from 'ioredis';
+import type { Address, Base58Key } from '../protocol/address.ts';
 import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import type { LimitSettings, LockedTotals } from '../protocol/house.ts';
 import { isLedgerRejection, type LedgerRejection } from '../protocol/errors.ts';
 import type { PlaySource } from '../protocol/receipt.ts';
+import type { Hex32 } from '../protocol/hex32.ts';
 import type { Keys } from './keys.ts';
 import { noDeadline, type NotAfter } from './redis.ts';
 import type { SettleTurnFields } from './script-fields.ts';
@@ -11,15 +13,15 @@ import type { Scripts } from './scripts.ts';
 import { replayArg, type JournalRecord } from './journal-records.ts';
 
 export interface PreparedBet {
-  wallet: string;
+  wallet: Address;
   game: 'dice' | 'sweeper';
   payload: string;
   wager: bigint;
   maxPayout: bigint;
   /** The exposure this bet or turn reserves at commit. */
   exposureDelta: bigint;
-  sessionPubkey: string;
-  commitment: string;
+  sessionPubkey: Base58Key;
+  commitment: Hex32;
   betNonce: number;
   expiresAtMs: number;
   ticketId?: string;
@@ -38,16 +40,16 @@ export interface PrepareView {
 }
 
 export interface BetRecord {
-  hash: string;
-  wallet: string;
+  hash: Hex32;
+  wallet: Address;
   state: 'committed' | 'settled';
   game: 'dice' | 'sweeper';
   payload: string;
   wager: bigint;
   stake: bigint;
   maxPayout: bigint;
-  sessionPubkey: string;
-  commitment: string;
+  sessionPubkey: Base58Key;
+  commitment: Hex32;
   betNonce: number;
   rngIndex: number;
   rngChainId: number;
@@ -71,7 +73,7 @@ export interface AckFields {
 }
 
 /** What a bet's ack is signed from. */
-export type AckSource = { hash: string } & AckFields;
+export type AckSource = { hash: Hex32 } & AckFields;
 
 /** A re-sent commit (`dup`) names the bet's state, which may be settled by now. */
 export type CommitResult = ({ kind: 'ok' | 'dup'; state: BetRecord['state'] } & AckFields) | { kind: 'err'; reason: LedgerRejection; detail: string | null };
@@ -196,12 +198,12 @@ export class BetStore {
     readonly notAfter: NotAfter = noDeadline,
   ) {}
 
-  async isCommitmentUsed(commitment: string): Promise<boolean> {
+  async isCommitmentUsed(commitment: Hex32): Promise<boolean> {
     return (await this.redis.sismember(this.keys.commitments(), commitment)) === 1;
   }
 
   /** Stores a prepared bet; past `cap` outstanding for its wallet, the oldest expires at once. */
-  async savePrepared(hash: string, bet: PreparedBet, ttlMs: number, cap: number): Promise<void> {
+  async savePrepared(hash: Hex32, bet: PreparedBet, ttlMs: number, cap: number): Promise<void> {
     // One JSON string (amounts as decimal strings), so saving is one command and the commit script decodes it.
     const record = {
       wallet: bet.wallet,
@@ -222,8 +224,8 @@ export class BetStore {
     await this.scripts.saveCapped([k.prepared(hash), k.preparedBets(bet.wallet)], [hash, JSON.stringify(record), ttlMs + 60_000, cap, k.preparedPrefix()]);
   }
 
-  /** The state prepare checks, read atomically in one call. */
-  async prepareView(wallet: string, sessionPubkey: string, commitment: string): Promise<PrepareView> {
+  /** The state prepare checks, read atomically in one call; the key and commitment are looked up as sent. */
+  async prepareView(wallet: Address, sessionPubkey: string, commitment: string): Promise<PrepareView> {
     const k = this.keys;
     const r = (await this.scripts.prepareView([k.sessionKeys(wallet), k.commitments(), k.player(wallet), k.house()], [sessionPubkey, commitment])) as (
       | string
@@ -251,8 +253,8 @@ export class BetStore {
   }
 
   async commit(
-    hash: string,
-    wallet: string,
+    hash: Hex32,
+    wallet: Address,
     args: {
       nowMs: number;
       committedAt: string;
@@ -325,20 +327,20 @@ export class BetStore {
     };
   }
 
-  async bet(hash: string): Promise<BetRecord | null> {
+  async bet(hash: Hex32): Promise<BetRecord | null> {
     const r = await this.redis.hgetall(this.keys.bet(hash));
     if (!r.wallet) return null;
     return {
       hash,
-      wallet: r.wallet,
+      wallet: r.wallet as Address,
       state: r.state as BetRecord['state'],
       game: r.game as BetRecord['game'],
       payload: r.payload ?? '',
       wager: BigInt(r.wager ?? '0'),
       stake: BigInt(r.stake ?? '0'),
       maxPayout: BigInt(r.maxPayout ?? '0'),
-      sessionPubkey: r.sessionPubkey ?? '',
-      commitment: r.commitment ?? '',
+      sessionPubkey: (r.sessionPubkey ?? '') as Base58Key,
+      commitment: (r.commitment ?? '') as Hex32,
       betNonce: Number(r.betNonce),
       rngIndex: Number(r.rngIndex),
       rngChainId: Number(r.rngChainId),
@@ -361,7 +363,7 @@ export class BetStore {
    * archived journal entries the settlement wrote, which it writes again instead of new ones.
    */
   async settleTurn(
-    bet: Pick<BetRecord, 'hash' | 'wallet' | 'game' | 'ticketId'>,
+    bet: Pick<BetRecord, 'wallet' | 'game' | 'ticketId'> & { hash: Hex32 | '' },
     w: TurnWrite,
     settledAt: string,
     idle?: { cutoffMs: number },
@@ -422,39 +424,39 @@ export class BetStore {
   }
 
   /** The player fields a bet reply shows. */
-  async playerTotals(wallet: string): Promise<PlayerTotals> {
+  async playerTotals(wallet: Address): Promise<PlayerTotals> {
     return playerTotalsOf(await this.redis.hmget(this.keys.player(wallet), 'balance', 'staked', 'exposure', 'nonce'), 0);
   }
 
-  async saveRecoverySeed(hash: string, clientSeedRaw: string): Promise<void> {
+  async saveRecoverySeed(hash: Hex32, clientSeedRaw: string): Promise<void> {
     await this.redis.set(this.keys.recoverySeed(hash), clientSeedRaw);
   }
 
-  async recoverySeed(hash: string): Promise<string | null> {
+  async recoverySeed(hash: Hex32): Promise<string | null> {
     return this.redis.get(this.keys.recoverySeed(hash));
   }
 
-  async pendingBets(wallet: string): Promise<string[]> {
-    return this.redis.smembers(this.keys.pendingBets(wallet));
+  async pendingBets(wallet: Address): Promise<Hex32[]> {
+    return this.redis.smembers(this.keys.pendingBets(wallet)) as Promise<Hex32[]>;
   }
 
   /** Wallets whose bets were committed before `committedBeforeMs` and still wait for their reveal, oldest first. */
-  async waitingWallets(committedBeforeMs: number, revealDeadlineMs: number, limit: number): Promise<string[]> {
+  async waitingWallets(committedBeforeMs: number, revealDeadlineMs: number, limit: number): Promise<Address[]> {
     const hashes = await this.redis.zrangebyscore(this.keys.deadlines(), '-inf', String(committedBeforeMs + revealDeadlineMs), 'LIMIT', 0, limit);
     const wallets = await Promise.all(hashes.map((h) => this.redis.hget(this.keys.bet(h), 'wallet')));
-    return [...new Set(wallets.filter((w): w is string => !!w))];
+    return [...new Set(wallets.filter((w): w is Address => !!w))];
   }
 
-  async dueBets(nowMs: number, limit: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.deadlines(), '-inf', String(nowMs), 'LIMIT', 0, limit);
+  async dueBets(nowMs: number, limit: number): Promise<Hex32[]> {
+    return this.redis.zrangebyscore(this.keys.deadlines(), '-inf', String(nowMs), 'LIMIT', 0, limit) as Promise<Hex32[]>;
   }
 
   /** Drops a bet from the deadline index (it settled, or its record is gone). */
-  async forgetDeadline(hash: string): Promise<void> {
+  async forgetDeadline(hash: Hex32): Promise<void> {
     await this.redis.zrem(this.keys.deadlines(), hash);
   }
 
-  async recentPlays(wallet: string, game: 'dice' | 'sweeper', count: number): Promise<unknown[]> {
+  async recentPlays(wallet: Address, game: 'dice' | 'sweeper', count: number): Promise<unknown[]> {
     const raw = await this.redis.lrange(this.keys.recentPlays(wallet, game), 0, count - 1);
     return raw.map((r) => JSON.parse(r) as unknown);
   }

@@ -1,31 +1,35 @@
 // Redis key names. Per-wallet keys share the wallet's hash tag; the ledger runs on one primary (design §3).
+import type { Address } from '../protocol/address.ts';
 
 /** The BullMQ queues of the worker role (under `queuePrefix()`); metrics report the depth of each. */
 export const QUEUE_NAMES = ['anchor', 'manifest'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
+/** The wallet in a script's key list when the item names none: the script never touches that wallet's keys. */
+export const NO_WALLET = '-';
+
 export class Keys {
   constructor(readonly prefix: string) {}
 
-  player = (wallet: string) => `${this.prefix}:{${wallet}}:player`;
-  sessionKeys = (wallet: string) => `${this.prefix}:{${wallet}}:keys`;
-  pendingBets = (wallet: string) => `${this.prefix}:{${wallet}}:pending`;
+  player = (wallet: Address | typeof NO_WALLET) => `${this.prefix}:{${wallet}}:player`;
+  sessionKeys = (wallet: Address | typeof NO_WALLET) => `${this.prefix}:{${wallet}}:keys`;
+  pendingBets = (wallet: Address) => `${this.prefix}:{${wallet}}:pending`;
   /** The wallet's outstanding prepared bets, oldest first (at most MAX_PREPARED_BETS_PER_WALLET). */
-  preparedBets = (wallet: string) => `${this.prefix}:{${wallet}}:prepared`;
-  activeTicket = (wallet: string) => `${this.prefix}:{${wallet}}:ticket`;
-  recentPlays = (wallet: string, game: 'dice' | 'sweeper') => `${this.prefix}:{${wallet}}:recent:${game}`;
-  withdrawals = (wallet: string) => `${this.prefix}:{${wallet}}:withdrawals`;
+  preparedBets = (wallet: Address) => `${this.prefix}:{${wallet}}:prepared`;
+  activeTicket = (wallet: Address) => `${this.prefix}:{${wallet}}:ticket`;
+  recentPlays = (wallet: Address, game: 'dice' | 'sweeper') => `${this.prefix}:{${wallet}}:recent:${game}`;
+  withdrawals = (wallet: Address) => `${this.prefix}:{${wallet}}:withdrawals`;
   /** The wallet's withdrawals not yet paid nor returned, scored as in `openWithdrawals` (at most MAX_PENDING_WITHDRAWALS_PER_WALLET). */
-  walletOpenWithdrawals = (wallet: string) => `${this.prefix}:{${wallet}}:withdrawals:open`;
+  walletOpenWithdrawals = (wallet: Address) => `${this.prefix}:{${wallet}}:withdrawals:open`;
   /** `keyHash` is sha256 of the client's Idempotency-Key, so any header text makes a safe key. */
-  withdrawalIdempotency = (wallet: string, keyHash: string) => `${this.prefix}:{${wallet}}:withdrawals:idem:${keyHash}`;
+  withdrawalIdempotency = (wallet: Address, keyHash: string) => `${this.prefix}:{${wallet}}:withdrawals:idem:${keyHash}`;
   /** A wallet's LP position as the ledger keeps it: shares and principal at average cost. */
-  lpPosition = (wallet: string) => `${this.prefix}:{${wallet}}:lp`;
+  lpPosition = (wallet: Address) => `${this.prefix}:{${wallet}}:lp`;
   /** The wallet's agent session key, its secret sealed (AES-256-GCM). */
-  agentKey = (wallet: string) => `${this.prefix}:{${wallet}}:agent:key`;
+  agentKey = (wallet: Address) => `${this.prefix}:{${wallet}}:agent:key`;
   /** The agent's rolling window: a zset of `<play id>:<stake micro>` scored by commit time, and their running total. */
-  agentWagers = (wallet: string) => `${this.prefix}:{${wallet}}:agent:wagers`;
-  agentWagered = (wallet: string) => `${this.prefix}:{${wallet}}:agent:wagered`;
+  agentWagers = (wallet: Address) => `${this.prefix}:{${wallet}}:agent:wagers`;
+  agentWagered = (wallet: Address) => `${this.prefix}:{${wallet}}:agent:wagered`;
 
   prepared = (betPayloadHash: string) => `${this.prefix}:prep:${betPayloadHash}`;
   readonly preparedPrefix = () => `${this.prefix}:prep:`;

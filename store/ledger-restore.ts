@@ -1,7 +1,7 @@
 // Ledger recovery's writes (`npm run ledger -- recover`): archived journal entries written again with their own ids
 // and seqs, the commit and ticket-open writes of a play the archive holds, and the chain's commit records.
 import type { Redis } from 'ioredis';
-import type { Keys } from './keys.ts';
+import { NO_WALLET, type Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
 import type { CommitRecord } from './anchor-store.ts';
 import { replayArg, type JournalRecord } from './journal-records.ts';
@@ -10,7 +10,7 @@ import type { Address } from '../protocol/address.ts';
 /** A committed bet as commit_bet.lua records it; amounts in micro-USDC. */
 export interface RestoredBet {
   hash: string;
-  wallet: string;
+  wallet: Address;
   game: 'dice' | 'sweeper';
   /** The payload's JSON text, as stored at prepare. */
   payload: string;
@@ -32,7 +32,7 @@ export interface RestoredBet {
 }
 
 export interface RestoredTicket {
-  wallet: string;
+  wallet: Address;
   ticketId: string;
   mode: string;
   wager: bigint;
@@ -49,7 +49,7 @@ export interface KeptRecord {
   /** An RNG index the entry used, and the index it disclosed (0 when none). */
   rng?: { chainHead: string; index: number; disclosed: number };
   /** A bet nonce the wallet used. */
-  nonce?: { wallet: string; betNonce: number };
+  nonce?: { wallet: Address; betNonce: number };
   /** A client-seed commitment the bet used (never accepted again). */
   commitment?: string;
 }
@@ -95,7 +95,7 @@ export class LedgerRestore {
   }
 
   /** What the wallets' running Sweeper tickets have banked above their stakes (the house's `banked`, summed over them). */
-  async bankedOnRunningTickets(wallets: readonly string[]): Promise<bigint> {
+  async bankedOnRunningTickets(wallets: readonly Address[]): Promise<bigint> {
     let banked = 0n;
     for (const wallet of wallets) {
       const ticketId = await this.redis.get(this.keys.activeTicket(wallet));
@@ -175,7 +175,7 @@ export class LedgerRestore {
       ...(kept.commitment ? { commitment: kept.commitment } : {}),
     };
     const reply = (await this.scripts.restoreRecord(
-      [k.journal(), k.journalSeq(), k.betLog(), k.receipt(receiptId), k.rng(), k.player(kept.nonce?.wallet ?? '-'), k.commitments()],
+      [k.journal(), k.journalSeq(), k.betLog(), k.receipt(receiptId), k.rng(), k.player(kept.nonce?.wallet ?? NO_WALLET), k.commitments()],
       { ...record, replay: replayArg(entries) },
     )) as string[];
     return { rngBooked: reply[1] === '1' };

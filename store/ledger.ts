@@ -2,7 +2,7 @@
 // deployment's identity (which chain this key prefix belongs to, when it started).
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Keys } from './keys.ts';
+import { NO_WALLET, type Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
 import { replayArg, type JournalRecord } from './journal-records.ts';
 import type { Address, Base58Key } from '../protocol/address.ts';
@@ -126,7 +126,8 @@ export class LedgerStore {
    * @param replay - ledger recovery only: the archived journal entry of this item, written instead of a new one
    */
   async applyChainItem(item: ChainItem, at: string, replay?: readonly JournalRecord[]): Promise<boolean> {
-    const wallet = item.wallet ?? '-';
+    // A chain item's wallet is a signer or token authority of a confirmed transaction the indexer read: an address.
+    const wallet = (item.wallet as Address | undefined) ?? NO_WALLET;
     const k = this.keys;
     const lp = item.kind === 'lp-deposit' || item.kind === 'lp-redeem';
     const jobId = lp ? lpJobIdOf(item) : '';

@@ -1,5 +1,6 @@
 // LP flows in Redis: the FIFO queues of LP deposits (to mint) and redemptions (to value), the numbers fixed for each
 // job before any transaction is built, the keeper's stored transactions, and each wallet's position at average cost.
+import type { Address } from '../protocol/address.ts';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
@@ -11,7 +12,7 @@ export type LpJobStatus = 'queued' | 'fixed' | 'sent' | 'done';
 export interface LpJobRecord {
   id: string;
   kind: 'mint' | 'redeem';
-  wallet: string;
+  wallet: Address;
   alias: string;
   /** A mint: the USDC deposited. */
   amount: bigint;
@@ -51,7 +52,7 @@ export class LpStore {
     await this.redis.hsetnx(this.keys.house(), 'lpSupply', (await read()).toString());
   }
 
-  async position(wallet: string): Promise<LpPositionRecord> {
+  async position(wallet: Address): Promise<LpPositionRecord> {
     const [shares, principal] = await this.redis.hmget(this.keys.lpPosition(wallet), 'shares', 'principal');
     return { shares: big(shares), principal: big(principal) };
   }
@@ -62,7 +63,7 @@ export class LpStore {
     return {
       id,
       kind: r.kind as LpJobRecord['kind'],
-      wallet: r.wallet ?? '',
+      wallet: (r.wallet ?? '') as Address,
       alias: r.alias ?? '',
       amount: big(r.amount),
       shares: big(r.shares),

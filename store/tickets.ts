@@ -1,16 +1,18 @@
 // Sweeper tickets in Redis: open (atomic, one per wallet) and read; turns settle through BetStore.settleTurn.
 import type { Redis } from 'ioredis';
+import type { Address, Base58Key } from '../protocol/address.ts';
 import type { AgentLimitSettings } from '../protocol/agent-limits.ts';
 import type { LimitSettings } from '../protocol/house.ts';
 import type { LedgerRejection } from '../protocol/errors.ts';
 import type { PlaySource } from '../protocol/receipt.ts';
+import type { Hex32 } from '../protocol/hex32.ts';
 import type { Keys } from './keys.ts';
 import { noDeadline, type NotAfter } from './redis.ts';
 import type { Scripts } from './scripts.ts';
 import { rejectionOf } from './bets.ts';
 
 export interface TicketTurn {
-  betPayloadHash: string;
+  betPayloadHash: Hex32;
   kind: 'choice' | 'cashout';
   row: number | null;
   choiceColumn: number | null;
@@ -26,7 +28,7 @@ export interface TicketTurn {
 
 export interface TicketRecord {
   id: string;
-  wallet: string;
+  wallet: Address;
   status: 'running' | 'settled';
   outcome: 'busted' | 'cashed_out' | 'cleared' | 'forfeited' | 'expired' | null;
   /** `idle` when the deadline worker closed it (design §10). */
@@ -35,7 +37,8 @@ export interface TicketRecord {
   wager: bigint;
   fullPayout: bigint;
   rowsWon: number;
-  pendingTurn: string;
+  /** The turn awaiting its reveal, or '' when none is. */
+  pendingTurn: Hex32 | '';
   createdAt: string;
   endedAt: string | null;
   nonce: number;
@@ -63,13 +66,13 @@ export class TicketStore {
   ) {}
 
   async open(
-    wallet: string,
+    wallet: Address,
     t: {
       id: string;
       mode: string;
       wager: bigint;
       fullPayout: bigint;
-      sessionPubkey: string;
+      sessionPubkey: Base58Key;
       createdAt: string;
       serverSeedHash: string;
       source: PlaySource;
@@ -123,7 +126,7 @@ export class TicketStore {
     if (!r.wallet) return null;
     return {
       id,
-      wallet: r.wallet,
+      wallet: r.wallet as Address,
       status: r.status as TicketRecord['status'],
       outcome: (r.outcome || null) as TicketRecord['outcome'],
       closedBy: r.closedBy === 'idle' ? 'idle' : null,
@@ -131,7 +134,7 @@ export class TicketStore {
       wager: BigInt(r.wager ?? '0'),
       fullPayout: BigInt(r.fullPayout ?? '0'),
       rowsWon: Number(r.rowsWon ?? 0),
-      pendingTurn: r.pendingTurn ?? '',
+      pendingTurn: (r.pendingTurn ?? '') as Hex32 | '',
       createdAt: r.createdAt ?? '',
       endedAt: r.endedAt || null,
       nonce: Number(r.nonce ?? 0),
@@ -142,7 +145,7 @@ export class TicketStore {
     };
   }
 
-  async activeTicketId(wallet: string): Promise<string | null> {
+  async activeTicketId(wallet: Address): Promise<string | null> {
     return this.redis.get(this.keys.activeTicket(wallet));
   }
 

@@ -1,5 +1,6 @@
 // Transparency reads for verifiers: bet-log tiles and entry bundles (C2SP tlog-tiles), receipt bundles,
 // signed checkpoints, the trust root's key history, and the on-chain pointer to a session key's setup.
+import type { Address } from '../protocol/address.ts';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { parseBetLogItem } from './anchor-tree.ts';
@@ -305,7 +306,7 @@ export class TransparencyStore {
   async sessionKeyPointer(betPayloadHash: string): Promise<SessionKeyPointer | null> {
     const [wallet, sessionPubkey] = await this.redis.hmget(this.keys.bet(betPayloadHash), 'wallet', 'sessionPubkey');
     if (!wallet || !sessionPubkey) return null;
-    const raw = await this.redis.hget(this.keys.sessionKeys(wallet), sessionPubkey);
+    const raw = await this.redis.hget(this.keys.sessionKeys(wallet as Address), sessionPubkey);
     if (!raw) return null;
     const state = JSON.parse(raw) as { signature?: unknown; slot?: unknown };
     if (typeof state.signature !== 'string') return null;

@@ -1,6 +1,7 @@
 // Withdrawals in Redis: the atomic request (balance → pending withdrawals), the keeper's work list in fair order, its
 // stored transactions, and the two ends: the finish that takes the paid amount out of the books, or the return of
 // an amount the keeper could not pay to the balance.
+import type { Address } from '../protocol/address.ts';
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
@@ -14,7 +15,7 @@ export type WithdrawalStatus = 'pending' | 'sent' | 'finalized' | 'returned';
 
 export interface WithdrawalRecord {
   id: string;
-  wallet: string;
+  wallet: Address;
   alias: string;
   amount: bigint;
   status: WithdrawalStatus;
@@ -72,7 +73,7 @@ export class WithdrawalStore {
    * @returns `existing` with the first withdrawal's id when the key was used before with the same amount
    */
   async request(
-    wallet: string,
+    wallet: Address,
     w: { id: string; amount: bigint; at: string; atMs: number; alias: string; idempotencyKey: string; maxPending?: number; fairShareMs?: number },
     /** Ledger recovery only: the archived journal entry of this request, written instead of a new one. */
     replay?: readonly JournalRecord[],
@@ -119,7 +120,7 @@ export class WithdrawalStore {
   }
 
   /** What {@link request} would meet now, without writing anything. */
-  async preview(wallet: string, idempotencyKey: string): Promise<WithdrawalPreview> {
+  async preview(wallet: Address, idempotencyKey: string): Promise<WithdrawalPreview> {
     const k = this.keys;
     const [existing, balance, open] = await Promise.all([
       this.redis.get(k.withdrawalIdempotency(wallet, idempotencyHash(idempotencyKey))),
@@ -135,7 +136,7 @@ export class WithdrawalStore {
   }
 
   /** A wallet's withdrawals, newest first. */
-  async ofWallet(wallet: string, limit = 50): Promise<WithdrawalRecord[]> {
+  async ofWallet(wallet: Address, limit = 50): Promise<WithdrawalRecord[]> {
     const ids = await this.redis.zrevrange(this.keys.withdrawals(wallet), 0, limit - 1);
     return this.#many(ids);
   }
@@ -168,7 +169,7 @@ export class WithdrawalStore {
   }
 
   /** @returns false when it was finished before */
-  async finish(id: string, wallet: string, signature: string, at: string, replay?: readonly JournalRecord[]): Promise<boolean> {
+  async finish(id: string, wallet: Address, signature: string, at: string, replay?: readonly JournalRecord[]): Promise<boolean> {
     const k = this.keys;
     const reply = (await this.scripts.finishWithdrawal(
       [k.withdrawal(id), k.player(wallet), k.house(), k.openWithdrawals(), k.walletOpenWithdrawals(wallet), k.journal(), k.journalSeq()],
@@ -186,7 +187,7 @@ export class WithdrawalStore {
    */
   async returnToBalance(
     id: string,
-    wallet: string,
+    wallet: Address,
     expectedSignature: string | null,
     reason: string,
     at: string,
@@ -210,7 +211,7 @@ function recordOf(id: string, r: Record<string, string>): WithdrawalRecord | nul
   if (!r.wallet) return null;
   return {
     id,
-    wallet: r.wallet,
+    wallet: r.wallet as Address,
     alias: r.alias ?? '',
     amount: BigInt(r.amount ?? '0'),
     status: (r.status ?? 'pending') as WithdrawalStatus,

@@ -19,6 +19,7 @@ import { ensureRngChains } from '../../anchor-worker/rng-heads.ts';
 import { verifyRngLink } from '../../protocol/rng-chain.ts';
 import { parseMemo } from '../../protocol/memo.ts';
 import { settleDueBets } from '../../games/deadlines.ts';
+import { hex32 } from '../../protocol/hex32.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -85,7 +86,7 @@ async function betRevealedOnChainOnly(service: TestService) {
   expect((await player.commitDice(p.res.body)).status).toBe(200);
   await service.wiring.redis.zrem(service.wiring.keys.watchedWallets(), player.address);
   await sendRevealMemo(service, player, p.res.body.betPayloadHash, p.clientSeedRaw);
-  return { player, betPayloadHash: p.res.body.betPayloadHash as string, clientSeedRaw: p.clientSeedRaw };
+  return { player, betPayloadHash: hex32(p.res.body.betPayloadHash), clientSeedRaw: p.clientSeedRaw };
 }
 
 describe('wallet reveal memo', () => {

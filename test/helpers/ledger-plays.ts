@@ -11,6 +11,8 @@ import type { Keys } from '../../store/keys.ts';
 import { LedgerRestore } from '../../store/ledger-restore.ts';
 import { RngStore } from '../../store/rng.ts';
 import { defineScripts } from '../../store/scripts.ts';
+import type { Hex32 } from '../../protocol/hex32.ts';
+import { randomAddress, randomHex32 } from './random-ids.ts';
 
 export interface JournalEntry {
   type: string;
@@ -18,7 +20,7 @@ export interface JournalEntry {
   data: unknown;
 }
 
-const WALLET = 'LedgerPlays1111111111111111111111111111111';
+const WALLET = randomAddress();
 
 export class LedgerPlays {
   readonly bets: BetStore;
@@ -36,16 +38,16 @@ export class LedgerPlays {
   }
 
   /** Journals a bet_committed event (a bet of the synthetic wallet, never settled unless `settle` does). @returns its seq and hash */
-  async commit(at = new Date().toISOString()): Promise<{ seq: number; hash: string }> {
+  async commit(at = new Date().toISOString()): Promise<{ seq: number; hash: Hex32 }> {
     const hash = await this.committedBet(at);
     return { seq: await this.restore.journalPosition(), hash };
   }
 
   /** A committed bet of the synthetic wallet, for `settle`. @returns its hash */
-  async committedBet(at = new Date().toISOString()): Promise<string> {
+  async committedBet(at = new Date().toISOString()): Promise<Hex32> {
     // A prefix with no RNG chain gets one; index 0 is below every index a chain gives out, so none is used up.
     const head = (await this.redis.hget(this.keys.rng(), 'head')) ?? (await this.#newChain());
-    const hash = randomBytes(32).toString('hex');
+    const hash = randomHex32();
     const result = await this.restore.restoreCommit(
       {
         hash,
@@ -80,7 +82,7 @@ export class LedgerPlays {
    * channel, both from settle_turn.lua; `hash` names a bet from `committedBet`, else one is committed first.
    * @returns the settle event's seq
    */
-  async settle(event: JournalEntry & { data: { receiptId: string } }, livePlayJson: string, hash?: string): Promise<number> {
+  async settle(event: JournalEntry & { data: { receiptId: string } }, livePlayJson: string, hash?: Hex32): Promise<number> {
     hash ??= await this.committedBet(event.at);
     const receiptId = event.data.receiptId;
     const entryJson = betLogEntryJson({ receiptId, betPayloadHash: hash });

@@ -18,6 +18,8 @@ import { createRedis, type Redis } from '../../store/redis.ts';
 import { defineScripts, type Scripts } from '../../store/scripts.ts';
 import { TicketStore } from '../../store/tickets.ts';
 import type { Address } from '../../protocol/address.ts';
+import type { Hex32 } from '../../protocol/hex32.ts';
+import { randomAddress, randomHex32, randomKey } from '../helpers/random-ids.ts';
 
 const USDC = 1_000_000n;
 const DEFAULTS: LimitSettings = { maxBetBps: 50, maxPayoutBps: 100, maxExposureBps: 2500, maxWalletExposureBps: 500 };
@@ -32,6 +34,8 @@ let tickets: TicketStore;
 let lp: LpStore;
 let items = 0;
 const prefixes: string[] = [];
+/** Every wallet's one session key. */
+const SESSION = randomKey();
 
 /** Applies one on-chain fact as the indexer would; returns its item key. */
 async function apply(item: Omit<ChainItem, 'key' | 'signature' | 'slot'>): Promise<string> {
@@ -42,8 +46,8 @@ async function apply(item: Omit<ChainItem, 'key' | 'signature' | 'slot'>): Promi
 }
 
 async function wallet(balance: bigint): Promise<Address> {
-  const w = randomBytes(16).toString('hex') as Address;
-  await apply({ kind: 'setup', wallet: w, alias: `p_${w.slice(0, 8)}`, sessionPubkey: 'session' });
+  const w = randomAddress();
+  await apply({ kind: 'setup', wallet: w, alias: `p_${w.slice(0, 8)}`, sessionPubkey: SESSION });
   if (balance > 0n) await apply({ kind: 'deposit', wallet: w, alias: `p_${w.slice(0, 8)}`, amount: balance });
   return w;
 }
@@ -55,8 +59,8 @@ async function commit(
   w: Address,
   p: { wager: bigint; maxPayout: bigint; exposure: bigint; ticketId?: string; row?: number },
   limits = DEFAULTS,
-): Promise<{ hash: string; result: Awaited<ReturnType<BetStore['commit']>> }> {
-  const hash = randomBytes(32).toString('hex');
+): Promise<{ hash: Hex32; result: Awaited<ReturnType<BetStore['commit']>> }> {
+  const hash = randomHex32();
   const turn = p.ticketId !== undefined;
   const payload = turn ? { params: { turn: 'choice', row: p.row ?? 0 } } : { params: {} };
   const now = Date.now();
@@ -69,7 +73,7 @@ async function commit(
       wager: p.wager,
       maxPayout: p.maxPayout,
       exposureDelta: p.exposure,
-      sessionPubkey: 'session',
+      sessionPubkey: SESSION,
       commitment: hash,
       betNonce: (await ledger.player(w)).nonce,
       expiresAtMs: now + 60_000,
@@ -155,7 +159,7 @@ describe('finding 1 against the ledger scripts', () => {
     const gamblers = [await wallet(1_100n * USDC), await wallet(1_100n * USDC)];
     const navBefore = await nav(limits);
     const bet = dice99x(87_130_434n);
-    const open: { w: Address; hash: string }[] = [];
+    const open: { w: Address; hash: Hex32 }[] = [];
     for (let i = 0; i < 23; i++) {
       const w = gamblers[i % 2]!;
       const { hash, result } = await commit(w, bet, limits);
@@ -215,7 +219,7 @@ describe('a Sweeper ticket in the ledger scripts', () => {
       mode: 'hard',
       wager,
       fullPayout: sweeperPayout(wager, 'hard', 8),
-      sessionPubkey: 'session',
+      sessionPubkey: SESSION,
       createdAt: new Date().toISOString(),
       serverSeedHash: 'ab'.repeat(32),
       source: 'api',
@@ -290,7 +294,7 @@ describe("a wallet's share of maxExposure", () => {
       mode: 'hard',
       wager: 10n * USDC,
       fullPayout: sweeperPayout(10n * USDC, 'hard', 8),
-      sessionPubkey: 'session',
+      sessionPubkey: SESSION,
       createdAt: new Date().toISOString(),
       serverSeedHash: 'ab'.repeat(32),
       source: 'api',

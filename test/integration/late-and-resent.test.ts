@@ -8,19 +8,22 @@ import { createRedis, type NotAfter, type Redis } from '../../store/redis.ts';
 import { defineScripts, type Scripts } from '../../store/scripts.ts';
 import { TicketStore } from '../../store/tickets.ts';
 import { WithdrawalStore } from '../../store/withdrawals.ts';
+import type { Address } from '../../protocol/address.ts';
+import { randomAddress, randomKey } from '../helpers/random-ids.ts';
 
 let redis: Redis;
 let keys: Keys;
 let scripts: Scripts;
 const past: NotAfter = () => Date.now() - 60_000;
 const future: NotAfter = () => Date.now() + 60_000;
-const wallet = () => randomBytes(16).toString('hex');
+const wallet = randomAddress;
 const LIMITS = { maxExposureBps: 10_000, maxPayoutBps: 10_000, maxBetBps: 10_000 };
 const AGENT = { maxBet: 1n, maxWagered: 1n, windowMs: 1_000 };
+const SESSION = randomKey();
 
-async function fund(w: string, balance: bigint): Promise<void> {
+async function fund(w: Address, balance: bigint): Promise<void> {
   await redis.hset(keys.player(w), { balance: balance.toString(), nonce: '0', alias: `p_${w.slice(0, 8)}` });
-  await redis.hset(keys.sessionKeys(w), 'session', JSON.stringify({ status: 'active' }));
+  await redis.hset(keys.sessionKeys(w), SESSION, JSON.stringify({ status: 'active' }));
   await redis.hset(keys.house(), { vault: '1000000000000', balances: '0' });
 }
 
@@ -29,7 +32,7 @@ const ticket = (id: string) => ({
   mode: 'easy',
   wager: 1_000_000n,
   fullPayout: 2_000_000n,
-  sessionPubkey: 'session',
+  sessionPubkey: SESSION,
   createdAt: new Date().toISOString(),
   serverSeedHash: 'ab'.repeat(32),
   source: 'api' as const,

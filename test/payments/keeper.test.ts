@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
-import { address, signature as toSignature, type KeyPairSigner } from '@solana/kit';
+import { address, signature as toSignature, type Address, type KeyPairSigner } from '@solana/kit';
 import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstructionAsync } from '@solana-program/token';
 import { Keeper, type KeeperDeps, type KeeperHooks, type KeeperOptions } from '../../funding/keeper.ts';
 import { PayoutGate } from '../../funding/payout-gate.ts';
@@ -87,12 +87,12 @@ const keeper = (hooks: KeeperHooks = {}, options: KeeperOptions = {}, gate = LEV
   );
 const crashAt = (point: keyof KeeperHooks): KeeperHooks => ({ [point]: async () => Promise.reject(new Crash(point)) });
 
-async function credit(wallet: string, amount: bigint): Promise<void> {
+async function credit(wallet: Address, amount: bigint): Promise<void> {
   await redis.hincrby(keys.player(wallet), 'balance', String(amount));
   await redis.hincrby(keys.house(), 'balances', String(amount));
 }
 
-async function request(wallet: string, amount: bigint, atMs = Date.now()): Promise<string> {
+async function request(wallet: Address, amount: bigint, atMs = Date.now()): Promise<string> {
   const id = `wd_${randomBytes(8).toString('hex')}`;
   expect(
     await withdrawals.request(wallet, { id, amount, at: new Date(atMs).toISOString(), atMs, alias: `p_${wallet.slice(0, 6)}`, idempotencyKey: id }),

@@ -9,6 +9,7 @@ import type { SolanaRpc } from '../../chain/rpc.ts';
 import { recordLandedPayouts, type LandedPayoutDeps } from '../../ledger/landed-payouts.ts';
 import type { WithdrawalRecord } from '../../store/withdrawals.ts';
 import { USDC, startMoneyNet, usdcOf, walletWithUsdcAccount, type MoneyNet } from './money-net.ts';
+import type { Address } from '../../protocol/address.ts';
 
 let fast: MoneyNet;
 
@@ -20,7 +21,7 @@ afterAll(async () => {
 });
 
 /** Open withdrawals as the ledger holds them after a restore: no record of any send. */
-function ledgerOf(open: { id: string; wallet: string; amount: bigint }[]) {
+function ledgerOf(open: { id: string; wallet: Address; amount: bigint }[]) {
   const finished = new Map<string, string>();
   const held = new Map<string, string>();
   const records = (): WithdrawalRecord[] =>
