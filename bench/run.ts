@@ -1,6 +1,8 @@
 // `npm run bench [-- name ...]`: runs the benchmarks against a service started here, prints a table and
 // merges the figures into bench/results.json. Figure names are stable so runs compare over time.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startBenchService, type BenchService } from './service.ts';
 import { analyticsCost, benchDice } from './dice.ts';
 import { benchEcho } from './echo.ts';
@@ -13,6 +15,7 @@ import { benchMcp } from './mcp.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchSse } from './sse.ts';
 import { benchMixed } from './mixed.ts';
+import { RedisServer } from '../chaos/redis-server.ts';
 
 /** What a benchmark gets: the shared service (started on first use), and a way to stop it to have the machine alone. */
 interface BenchContext {
@@ -69,6 +72,21 @@ const BENCHES: Record<string, Bench> = {
   },
 };
 
+/**
+ * The benchmarks' own redis-server, without persistence like the machine's default one: the Redis CPU figures then
+ * count the benchmark alone, whatever else uses the machine's Redis. `BENCH_REDIS_URL` names a Redis to use instead.
+ */
+async function benchRedis(): Promise<RedisServer | null> {
+  if (process.env.BENCH_REDIS_URL) {
+    process.env.REDIS_URL = process.env.BENCH_REDIS_URL;
+    return null;
+  }
+  const server = new RedisServer({ dir: mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-redis-')), args: ['--appendonly', 'no'] });
+  await server.start();
+  process.env.REDIS_URL = server.url;
+  return server;
+}
+
 async function main() {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const names = wanted.length ? wanted : Object.keys(BENCHES);
@@ -86,6 +104,7 @@ async function main() {
     },
   };
   const figures: Record<string, number> = {};
+  const redis = await benchRedis();
   try {
     for (const name of names) {
       console.error(`bench: ${name}…`);
@@ -93,6 +112,10 @@ async function main() {
     }
   } finally {
     await ctx.stopService();
+    if (redis) {
+      await redis.kill();
+      rmSync(redis.options.dir, { recursive: true, force: true });
+    }
   }
   if (peakRssMb > 0) figures['service.peakRssMb'] = Math.round(peakRssMb);
   const width = Math.max(...Object.keys(figures).map((k) => k.length));
