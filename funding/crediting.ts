@@ -72,7 +72,8 @@ export function classifyTransaction(tx: RawTransaction, ctx: CreditingContext): 
     memos.some((m) => m.signer === wallet && kinds.includes(m.memo.kind) && 'wallet' in m.memo && m.memo.wallet === wallet);
 
   for (const { instructionIndex: index, signer, memo } of memos) {
-    if ((memo.kind === 'setup' || memo.kind === 'revoke') && memo.wallet === signer) {
+    // A signer of a confirmed transaction is always an address; the guard only narrows the type.
+    if ((memo.kind === 'setup' || memo.kind === 'revoke') && memo.wallet === signer && isAddress(signer)) {
       result.items.push({ key: `${signature}:${index}`, kind: memo.kind, signature, slot, wallet: signer, sessionPubkey: memo.sessionPubkey });
     } else if (memo.kind === 'reveal' && isAddress(signer)) {
       result.reveals.push({ wallet: signer, betPayloadHash: memo.betPayloadHash, clientSeedRaw: memo.clientSeedRaw });
@@ -96,7 +97,7 @@ export function classifyTransaction(tx: RawTransaction, ctx: CreditingContext): 
     const [source, mint, destination, authority] = ix.accounts.map((i) => keys[i]) as [string, string, string, string];
     if (mint !== ctx.usdcMint || destination !== ctx.vaultTokenAccount || !isSigner(ix.accounts[3] as number)) return;
     const owner = tx.meta?.preTokenBalances?.find((b) => b.accountIndex === ix.accounts[0])?.owner;
-    if (owner !== authority || source === destination) return;
+    if (owner !== authority || source === destination || !isAddress(authority)) return;
     const { amount } = transferCheckedData.decode(data);
     if (amount <= 0n) return;
     const kind = walletMemo(authority, ['setup', 'deposit']) ? 'deposit' : walletMemo(authority, ['lp-deposit']) ? 'lp-deposit' : null;

@@ -6,6 +6,7 @@
 import { getTransferCheckedInstructionDataDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { fromBase58 } from '../protocol/encoding.ts';
 import { soleSignerMemos } from '../protocol/verify/chain.ts';
+import { isAddress, type Address } from '../protocol/address.ts';
 import type { RawTransaction } from './crediting.ts';
 
 const TRANSFER_CHECKED = 12;
@@ -23,7 +24,7 @@ export interface LpRedeemItem {
   kind: 'lp-redeem';
   signature: string;
   slot: number;
-  wallet: string;
+  wallet: Address;
   shares: bigint;
 }
 
@@ -48,6 +49,7 @@ export function classifyLpRedeems(tx: RawTransaction, ctx: LpContext): LpRedeemI
     if (mint !== ctx.lpMint || destination !== ctx.keeperLpAccount || source === destination) return;
     if ((ix.accounts[3] as number) >= message.header.numRequiredSignatures || !redeemers.has(authority)) return;
     if (tx.meta?.preTokenBalances?.find((b) => b.accountIndex === ix.accounts[0])?.owner !== authority) return;
+    if (!isAddress(authority)) return;
     const { amount } = transferCheckedData.decode(data);
     if (amount > 0n) items.push({ key: `${signature}:${index}`, kind: 'lp-redeem', signature, slot: Number(tx.slot), wallet: authority, shares: amount });
   });

@@ -12,6 +12,7 @@
 // `x402-deposit`: credited exactly as a deposit, journaled with `source: 'x402'` and the payment id.
 import { getTransferCheckedInstructionDataDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { fromBase58 } from '../protocol/encoding.ts';
+import { isAddress } from '../protocol/address.ts';
 import { MEMO_PROGRAM_ID, parseMemo } from '../protocol/memo.ts';
 import type { ChainItem } from '../store/ledger.ts';
 import { classifyTransaction, type Classification, type CreditingContext, type RawTransaction } from './crediting.ts';
@@ -93,9 +94,11 @@ export function x402Deposits(tx: RawTransaction, ctx: CreditingContext, alreadyC
   if (payers.size === 0) return [];
   const signature = tx.transaction.signatures[0] as string;
   const slot = Number(tx.slot);
-  return vaultTransfers(tx, ctx)
-    .filter((t) => payers.has(t.authority) && !alreadyCredited.has(`${signature}:${t.instructionIndex}`))
-    .map((t) => ({ key: `${signature}:${t.instructionIndex}`, kind: 'x402-deposit', signature, slot, wallet: t.authority, amount: t.amount }));
+  return vaultTransfers(tx, ctx).flatMap((t) =>
+    payers.has(t.authority) && isAddress(t.authority) && !alreadyCredited.has(`${signature}:${t.instructionIndex}`)
+      ? [{ key: `${signature}:${t.instructionIndex}`, kind: 'x402-deposit' as const, signature, slot, wallet: t.authority, amount: t.amount }]
+      : [],
+  );
 }
 
 /**

@@ -56,7 +56,7 @@ export interface ChainItem {
   kind: ChainItemKind;
   signature: string;
   slot: number;
-  wallet?: string;
+  wallet?: Address;
   /** The wallet's public alias, journaled instead of the address. */
   alias?: string;
   amount?: bigint;
@@ -126,8 +126,7 @@ export class LedgerStore {
    * @param replay - ledger recovery only: the archived journal entry of this item, written instead of a new one
    */
   async applyChainItem(item: ChainItem, at: string, replay?: readonly JournalRecord[]): Promise<boolean> {
-    // A chain item's wallet is a signer or token authority of a confirmed transaction the indexer read: an address.
-    const wallet = (item.wallet as Address | undefined) ?? NO_WALLET;
+    const wallet = item.wallet ?? NO_WALLET;
     const k = this.keys;
     const lp = item.kind === 'lp-deposit' || item.kind === 'lp-redeem';
     const jobId = lp ? lpJobIdOf(item) : '';
