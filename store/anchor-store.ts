@@ -5,6 +5,7 @@ import type { Scripts } from './scripts.ts';
 import type { PublishedCommit } from '../protocol/verify/log.ts';
 import { BetLogTree, persistedTreeSize, readConsistencyProof, readTreeRoot } from './anchor-tree.ts';
 import { toHex } from '../protocol/encoding.ts';
+import { pipelineReplies } from './redis.ts';
 
 /** The memo fields every commit carries, as the verifier reads them. */
 type CommitFields = Omit<PublishedCommit, 'commitId' | 'signature'>;
@@ -155,7 +156,7 @@ export class AnchorStore {
     const multi = this.redis.multi();
     for (const a of anchors) multi.hset(this.keys.receipt(a.receiptId), 'anchor', a.anchorJson);
     multi.hset(this.keys.anchor(), 'filled', String(filledTo));
-    await multi.exec();
+    await pipelineReplies(multi);
   }
 
   /** The bet log's size, how far it is committed and filled, and why anchoring halted (if it did). */
@@ -207,13 +208,12 @@ export class AnchorStore {
     return this.redis.llen(this.keys.betLog());
   }
 
-  /** The stored bodies of these receipts (null where none), in order. */
+  /** The stored bodies of these receipts (null where none), in order; a failed read throws. */
   async receiptBodies(receiptIds: readonly string[]): Promise<(string | null)[]> {
     if (receiptIds.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of receiptIds) pipeline.hget(this.keys.receipt(id), 'body');
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map((r) => (typeof r?.[1] === 'string' ? r[1] : null));
+    return (await pipelineReplies(pipeline)).map((r) => (typeof r === 'string' ? r : null));
   }
 
   /**
@@ -224,8 +224,7 @@ export class AnchorStore {
     if (receiptIds.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of receiptIds) pipeline.hgetBuffer(this.keys.receipt(id), field);
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map((r) => (Buffer.isBuffer(r?.[1]) ? r[1] : null));
+    return (await pipelineReplies(pipeline)).map((r) => (Buffer.isBuffer(r) ? r : null));
   }
 
   /** The bet-log Merkle tree as persisted (extend it with `extendTo`). */

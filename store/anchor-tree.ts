@@ -4,6 +4,7 @@ import type { Keys } from './keys.ts';
 import { MerkleLog, type MerkleNode, type MerkleNodeStore } from '../protocol/merkle-log.ts';
 import { HASH_LENGTH, EMPTY_ROOT, consistencyProof, largestPowerOfTwoBelow, nodeHash } from '../protocol/merkle.ts';
 import { fromHex } from '../protocol/encoding.ts';
+import { pipelineReplies } from './redis.ts';
 
 /** A bet-log item that can never be anchored (the job that meets it fails as unrecoverable). */
 export class InvalidEntryError extends Error {
@@ -129,7 +130,7 @@ export class BetLogTree {
       multi.setrange(this.keys.betLogNodes(level), (nodes[0] as MerkleNode).index * HASH_LENGTH, bytes);
     }
     multi.hset(this.keys.betLogTree(), 'size', String(this.log.size));
-    await multi.exec();
+    await pipelineReplies(multi);
   }
 }
 

@@ -2,6 +2,7 @@
 // analytics shipper) is alive wherever it runs: each beats after every pass, and the record expires with it.
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
+import { pipelineReplies } from './redis.ts';
 
 /**
  * The roles that beat. The analytics shipper reports `shippedSeq` (the highest journal seq in ClickHouse); the keeper
@@ -30,11 +31,12 @@ export class HeartbeatStore {
   /** Records a pass of `role`, with what it reports; a field given once stays until the record expires. */
   async beat(role: HeartbeatRole, everyMs: number, fields: Record<string, string | number> = {}, nowMs = Date.now()): Promise<void> {
     const key = this.keys.heartbeat(role);
-    await this.redis
-      .multi()
-      .hset(key, { ...fields, at: nowMs, everyMs })
-      .pexpire(key, Math.max(60_000, everyMs * EXPIRE_INTERVALS))
-      .exec();
+    await pipelineReplies(
+      this.redis
+        .multi()
+        .hset(key, { ...fields, at: nowMs, everyMs })
+        .pexpire(key, Math.max(60_000, everyMs * EXPIRE_INTERVALS)),
+    );
   }
 
   async read(role: HeartbeatRole): Promise<Heartbeat | null> {

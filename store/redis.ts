@@ -1,5 +1,5 @@
 // Redis connections: one for commands (auto-pipelined, scripts excepted), others for blocking use (BullMQ, pub/sub).
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { SCRIPT_NAMES } from './scripts.ts';
 import { redactUrl, StartupError } from '../config/startup.ts';
@@ -35,6 +35,19 @@ export const describeTarget = (target: RedisAddress): string =>
   typeof target === 'string' || !target.sentinels?.length
     ? redactUrl(urlOf(target))
     : `the primary "${target.sentinelName}" of the Sentinels ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
+
+/**
+ * The replies of a pipeline, in order, or the first command's error: a read that failed (a timeout, a Redis still
+ * loading its data, a failover) must never pass for a value that is not there.
+ */
+export async function pipelineReplies(pipeline: ChainableCommander): Promise<unknown[]> {
+  const replies = await pipeline.exec();
+  if (!replies) throw new Error('the Redis pipeline was aborted');
+  return replies.map(([err, value]) => {
+    if (err) throw err;
+    return value;
+  });
+}
 
 export function createRedis(target: RedisAddress, options: RedisOptions = {}): Redis {
   return new Redis(urlOf(target), {

@@ -19,6 +19,7 @@ import { TileFiles } from './tile-files.ts';
 import { canonicalize } from '../protocol/jcs.ts';
 import { utf8 } from '../protocol/encoding.ts';
 import type { TrustRootKey, TrustRootRole } from '../protocol/trust-root.ts';
+import { pipelineReplies } from './redis.ts';
 
 /** Where a session key's latest setup or revocation sits on-chain, as the indexer applied it. */
 export interface SessionKeyPointer {
@@ -142,11 +143,10 @@ export class TransparencyStore {
   async #fields(entries: readonly [number, string][], fields: readonly string[]): Promise<(string | null)[][]> {
     const pipeline = this.redis.pipeline();
     for (const [, id] of entries) pipeline.hmget(this.keys.receipt(id), ...fields);
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = await pipelineReplies(pipeline);
     return entries.map(([index, id], i) => {
-      const [err, value] = replies[i] ?? [];
-      const values = (value ?? []) as (string | null)[];
-      if (err || !values[0]) throw new Error(`bet-log entry ${index} names receipt ${id}, which is not stored`);
+      const values = (replies[i] ?? []) as (string | null)[];
+      if (!values[0]) throw new Error(`bet-log entry ${index} names receipt ${id}, which is not stored`);
       return values;
     });
   }
@@ -236,11 +236,8 @@ export class TransparencyStore {
     const ids = items.map((item, i) => parseBetLogItem(item, start + i).receiptId);
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hget(this.keys.receipt(id), 'entry');
-    const replies = (await pipeline.exec()) ?? [];
-    const entries = ids.map((_, i) => {
-      const [err, value] = replies[i] ?? [];
-      return !err && typeof value === 'string' && value !== '' ? value : null;
-    });
+    const replies = await pipelineReplies(pipeline);
+    const entries = replies.map((value) => (typeof value === 'string' && value !== '' ? value : null));
     const missing = entries.flatMap((e, i) => (e === null ? [i] : []));
     if (missing.length) {
       const bodies = await this.#fields(
@@ -291,7 +288,7 @@ export class TransparencyStore {
   async publishKeys(keys: Record<TrustRootRole, string>, nowIso: string): Promise<Record<TrustRootRole, TrustRootKey[]>> {
     const pipeline = this.redis.pipeline();
     for (const [role, publicKey] of Object.entries(keys)) pipeline.hsetnx(this.keys.trustRootKeys(), `${role}:${publicKey}`, nowIso);
-    await pipeline.exec();
+    await pipelineReplies(pipeline);
     const all = await this.redis.hgetall(this.keys.trustRootKeys());
     const out: Record<TrustRootRole, TrustRootKey[]> = { ack: [], anchor: [], keeper: [] };
     for (const [field, validFrom] of Object.entries(all)) {

@@ -5,7 +5,7 @@ import type { Address } from '../protocol/address.ts';
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
-import { noDeadline, type NotAfter } from './redis.ts';
+import { noDeadline, pipelineReplies, type NotAfter } from './redis.ts';
 import type { Scripts } from './scripts.ts';
 import { replayArg, type JournalRecord } from './journal-records.ts';
 import { sentSignaturesOf, storedTxOf, storeKeeperTx, type StoreTxResult, type StoredKeeperTx } from './keeper-jobs.ts';
@@ -155,11 +155,9 @@ export class WithdrawalStore {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hgetall(this.keys.withdrawal(id));
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = await pipelineReplies(pipeline);
     return ids.flatMap((id, i) => {
-      const [err, r] = replies[i] ?? [null, {}];
-      if (err) throw err;
-      const record = recordOf(id, r as Record<string, string>);
+      const record = recordOf(id, (replies[i] ?? {}) as Record<string, string>);
       return record ? [record] : [];
     });
   }

@@ -15,7 +15,8 @@ import { memosSignedBy, type RpcTransaction } from '../../protocol/verify/chain.
 import { RngAnchors } from '../../protocol/verify/rng.ts';
 import { verifyReceipt } from '../../protocol/verify/receipt.ts';
 import { verifyManifest } from '../../protocol/manifest.ts';
-import type { PendingCommit } from '../../store/anchor-store.ts';
+import { AnchorStore, type PendingCommit } from '../../store/anchor-store.ts';
+import { InvalidEntryError } from '../../store/anchor-tree.ts';
 
 class Crash extends Error {}
 
@@ -237,6 +238,43 @@ describe('a worker killed while committing', () => {
     expect(await anchorer.store.pending()).toBeNull();
     expect(await new Anchorer(svc.wiring.worker!.anchoring.anchorer).run()).toBe(11);
     expect(await assertSound()).toEqual({ anchored: 11, pending: 0 });
+  });
+
+  it('a Redis read that fails while it checks receipts is an error to retry, never a missing receipt', async () => {
+    await play(1);
+    // The first receipt body read in a pipeline gets a real error reply (WRONGTYPE, from a key that is not a hash), as a
+    // timeout or a Redis still loading its data would give.
+    const notAHash = `${svc.wiring.keys.prefix}:not-a-hash`;
+    await svc.wiring.redis.set(notAHash, 'x');
+    const failing = new Proxy(svc.wiring.redis, {
+      get(target, prop, receiver) {
+        if (prop !== 'pipeline') return Reflect.get(target, prop, receiver);
+        return () => {
+          const pipeline = target.pipeline();
+          const hget = pipeline.hget.bind(pipeline);
+          let failed = false;
+          pipeline.hget = ((key: string, field: string) => {
+            if (failed || field !== 'body' || !key.startsWith(svc.wiring.keys.receipt(''))) return hget(key, field);
+            failed = true;
+            return hget(notAHash, field);
+          }) as typeof pipeline.hget;
+          return pipeline;
+        };
+      },
+    });
+    const base = svc.wiring.worker!.anchoring.anchorer;
+    const anchorer = new Anchorer({ ...base, store: new AnchorStore(failing, base.store.keys, base.store.scripts) });
+    const err = await anchorer.run().then(
+      () => expect.fail('the run went on past a failed read'),
+      (e: unknown) => e,
+    );
+    expect(err).not.toBeInstanceOf(InvalidEntryError);
+    expect((err as Error).message).toMatch(/WRONGTYPE/);
+    expect(await base.store.pending()).toBeNull();
+    expect(await svc.wiring.redis.hget(svc.wiring.keys.anchor(), 'halted')).toBeNull();
+    const size = await logSize();
+    expect(await new Anchorer(base).run()).toBe(size);
+    expect(await assertSound()).toEqual({ anchored: size, pending: 0 });
   });
 });
 
