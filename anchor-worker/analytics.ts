@@ -28,6 +28,12 @@ export interface AnalyticsWorkerDeps {
    * @defaultValue 1000
    */
   passMs?: number;
+  /**
+   * How often a pass archives the anchors that landed since (receipts and manifests go every pass): ledger recovery
+   * reads only receipt bodies, and every INSERT is a part for chDB to write and merge.
+   * @defaultValue 10000
+   */
+  anchorsEveryMs?: number;
   /** Shipper tuning (tests: short backoff). */
   shipper?: Pick<ShipperDeps, 'batchSize' | 'flushMs' | 'blockMs' | 'retry' | 'compactEveryMs'>;
 }
@@ -43,6 +49,8 @@ export interface AnalyticsWorker {
 export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker {
   const id = randomUUID();
   const passMs = deps.passMs ?? 1_000;
+  const anchorsEveryMs = deps.anchorsEveryMs ?? 10_000;
+  let anchorsAt = Number.NEGATIVE_INFINITY;
   const { logger } = deps;
   let leader = false;
   let migrated = false;
@@ -101,7 +109,9 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       shipper.start();
     }
     try {
-      await archivePass(engine, deps.archive);
+      const anchors = performance.now() - anchorsAt >= anchorsEveryMs;
+      await archivePass(engine, deps.archive, { anchors });
+      if (anchors) anchorsAt = performance.now();
     } catch (err) {
       problem('archiving receipts and manifests failed', err);
     }
