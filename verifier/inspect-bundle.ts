@@ -159,6 +159,33 @@ export function unpackInspection(result: BundleResult, i: number): ReceiptInspec
   };
 }
 
+const PREFIX = Buffer.from('{"receipts":[');
+const SUFFIX = Buffer.from(']}');
+const SEPARATOR = Buffer.from('},{');
+
+/**
+ * The receipts of a bundle laid out as the service writes it (`{"receipts":[…]}`, compact), each as its own
+ * JSON text, split where one receipt object ends and the next begins; null for any other layout. A split
+ * inside a string or a nested value leaves a text that is not one JSON value, so its parse throws: when
+ * every text parses, they are exactly the array's items. Each receipt is parsed and dropped in turn, rather
+ * than a tile's megabyte decoded and held at once.
+ */
+function receiptTexts(bytes: Uint8Array, width: number): string[] | null {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const end = buf.length - SUFFIX.length;
+  if (end < PREFIX.length || !buf.subarray(0, PREFIX.length).equals(PREFIX) || !buf.subarray(end).equals(SUFFIX)) return null;
+  const texts: string[] = [];
+  let at = PREFIX.length;
+  while (texts.length < width) {
+    const split = buf.indexOf(SEPARATOR, at);
+    const stop = split < 0 || split >= end ? end : split + 1;
+    texts.push(buf.toString('utf8', at, stop));
+    if (stop === end) return texts.length === width ? texts : null;
+    at = stop + 1;
+  }
+  return null;
+}
+
 export function inspectBundle(task: BundleTask): BundleResult {
   const out: BundleResult = { start: task.start, leaves: null, packed: null, checkLists: [], anchors: [], problem: null };
   const skip = task.from - task.start;
@@ -181,6 +208,29 @@ export function inspectBundle(task: BundleTask): BundleResult {
     out.packed = Array.from({ length: count }, () => null);
     return out;
   }
+  // Ack keys come from the pinned trust root: a receipt can never choose the key its ack is checked with.
+  const ackRoot = { keys: { ack: task.ackKeys, anchor: [], keeper: [] } } as unknown as Parameters<typeof keyAt>[0];
+  const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', at) };
+  const inspectAll = (receiptAt: (i: number) => unknown): void => {
+    const memo = new NodeMemo();
+    const checkLists = new Table<Check[]>();
+    const anchors = new Table<SharedAnchor>();
+    const packNext = packer(checkLists, anchors);
+    out.packed = Array.from({ length: count }, (_, i) => packNext(inspectReceipt(receiptAt(skip + i), ctx, { bulk: true, memo })));
+    out.checkLists = checkLists.list;
+    out.anchors = anchors.list;
+  };
+  const texts = receiptTexts(task.receipts, task.width);
+  if (texts) {
+    try {
+      // The receipts before `from` are not inspected, but must parse like the rest (the bundle is one document).
+      for (let i = 0; i < skip; i++) JSON.parse(texts[i] as string);
+      inspectAll((i) => JSON.parse(texts[i] as string));
+      return out;
+    } catch {
+      // not the items of one JSON array after all: the whole document decides below
+    }
+  }
   let receipts: unknown;
   try {
     receipts = (JSON.parse(decoder.decode(task.receipts)) as { receipts?: unknown }).receipts;
@@ -188,16 +238,12 @@ export function inspectBundle(task: BundleTask): BundleResult {
     receipts = null;
   }
   const list = Array.isArray(receipts) && receipts.length === task.width ? receipts : null;
-  // Ack keys come from the pinned trust root: a receipt can never choose the key its ack is checked with.
-  const ackRoot = { keys: { ack: task.ackKeys, anchor: [], keeper: [] } } as unknown as Parameters<typeof keyAt>[0];
-  const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', at) };
-  const memo = new NodeMemo();
-  const checkLists = new Table<Check[]>();
-  const anchors = new Table<SharedAnchor>();
-  const packNext = packer(checkLists, anchors);
-  out.packed = Array.from({ length: count }, (_, i) => (list ? packNext(inspectReceipt(list[skip + i], ctx, { bulk: true, memo })) : null));
-  out.checkLists = checkLists.list;
-  out.anchors = anchors.list;
-  if (!list) out.problem = { reason: `the receipt bundle does not hold ${task.width} receipts`, withheld: true };
+  if (list) inspectAll((i) => list[i]);
+  else {
+    out.packed = Array.from({ length: count }, () => null);
+    out.checkLists = [];
+    out.anchors = [];
+    out.problem = { reason: `the receipt bundle does not hold ${task.width} receipts`, withheld: true };
+  }
   return out;
 }
