@@ -2,7 +2,7 @@
 // (signatures, rebuild, inclusion). It runs in a worker thread, or inline; input and output are plain data.
 // The result is packed for the trip back: what repeats from receipt to receipt (a passing receipt's list
 // of checks, the commit its anchor names) is sent once per tile, so copying it costs little on either side.
-import { decodeEntryBundle } from '../protocol/tlog-tiles.ts';
+import { TILE_WIDTH, decodeEntryBundle } from '../protocol/tlog-tiles.ts';
 import { leafHash } from '../protocol/merkle.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { keyAt, type TrustRootKey } from '../protocol/trust-root.ts';
@@ -11,10 +11,24 @@ import type { Check } from '../protocol/verify/report.ts';
 import type { CheckName } from '../protocol/verify/check-names.ts';
 import { inspectReceipt, type ReceiptInspection } from '../protocol/verify/receipt.ts';
 import type { AnchorClaim } from '../protocol/verify/anchor.ts';
+import { ApiClient, type BodyBuffer } from './http.ts';
+import { readBundle } from './tiles.ts';
 
 export interface ReadProblem {
   error: string;
   withheld: boolean;
+}
+
+/** A tile to read from the API and inspect: what a worker thread is handed. */
+export interface TileTask {
+  /** The API's base URL. */
+  api: string;
+  /** First entry index of the tile. */
+  start: number;
+  width: number;
+  /** First entry to inspect (`start` unless the audit resumes inside this tile). */
+  from: number;
+  ackKeys: TrustRootKey[];
 }
 
 export interface BundleTask {
@@ -246,4 +260,30 @@ export function inspectBundle(task: BundleTask): BundleResult {
     out.problem = { reason: `the receipt bundle does not hold ${task.width} receipts`, withheld: true };
   }
   return out;
+}
+
+// Buffers bodies are read into, kept for the next tile: a thread reads a tile's megabyte about once a millisecond.
+const spare: Uint8Array[] = [];
+const clients = new Map<string, ApiClient>();
+
+/** Reads a tile's entry and receipt bundles and inspects them (on a worker thread, or inline with `api`). */
+export async function inspectTile(task: TileTask, api?: ApiClient): Promise<BundleResult> {
+  let client = api ?? clients.get(task.api);
+  if (!client) {
+    client = new ApiClient(task.api);
+    clients.set(task.api, client);
+  }
+  const taken: Uint8Array[] = [];
+  const into: BodyBuffer = (length) => {
+    const at = spare.findIndex((b) => b.length >= length);
+    const buffer = at < 0 ? new Uint8Array(Math.max(Math.ceil(length * 1.25), 64 * 1024)) : (spare.splice(at, 1)[0] as Uint8Array);
+    taken.push(buffer);
+    return buffer.subarray(0, length);
+  };
+  try {
+    const bundles = await readBundle(client, task.start / TILE_WIDTH, task.width, into);
+    return inspectBundle({ ...task, ...bundles });
+  } finally {
+    spare.push(...taken);
+  }
 }
