@@ -46,10 +46,12 @@ export interface BundleTask {
 
 /** An inspection with its shared parts replaced by indices into the tile's tables. */
 type PackedInspection = [
-  subject: string,
+  /** null: `receipt <receiptId>`. */
+  subject: string | null,
   receiptId: string | null,
   checks: number,
-  leafHex: string | null,
+  /** true: the entry's own leaf, as an honest receipt's is. */
+  leafHex: string | null | true,
   anchor: number,
   betLogIndex: number,
   /** [check, head, index, value] repeated. */
@@ -101,10 +103,10 @@ const sameAnchor = (a: SharedAnchor, b: SharedAnchor): boolean =>
   a.commitSignature === b.commitSignature;
 
 /** Packs inspections one after another; most receipts have the very checks and commit of the one before. */
-function packer(checkLists: Table<Check[]>, anchors: Table<SharedAnchor>): (x: ReceiptInspection) => PackedInspection {
+function packer(checkLists: Table<Check[]>, anchors: Table<SharedAnchor>): (x: ReceiptInspection, leafHex: string | undefined) => PackedInspection {
   let lastChecks: { list: Check[]; index: number } | null = null;
   let lastAnchor: { shared: SharedAnchor; index: number } | null = null;
-  return (x) => {
+  return (x, leafHex) => {
     let checks: number;
     if (lastChecks && sameChecks(x.checks, lastChecks.list)) checks = lastChecks.index;
     else {
@@ -122,16 +124,18 @@ function packer(checkLists: Table<Check[]>, anchors: Table<SharedAnchor>): (x: R
         lastAnchor = { shared, index: anchor };
       }
     }
-    return pack(x, checks, anchor);
+    return pack(x, checks, anchor, leafHex);
   };
 }
 
-function pack(x: ReceiptInspection, checks: number, anchor: number): PackedInspection {
+const subjectOf = (receiptId: string | null): string => `receipt ${receiptId ?? '?'}`;
+
+function pack(x: ReceiptInspection, checks: number, anchor: number, leafHex: string | undefined): PackedInspection {
   return [
-    x.subject,
+    x.subject === subjectOf(x.receiptId) ? null : x.subject,
     x.receiptId,
     checks,
-    x.leafHex,
+    x.leafHex !== null && x.leafHex === leafHex ? true : x.leafHex,
     anchor,
     x.anchor?.betLogIndex ?? -1,
     x.rngLinks.flatMap((l) => [l.check, l.head, l.index, l.value]),
@@ -162,10 +166,10 @@ export function unpackInspection(result: BundleResult, i: number): ReceiptInspec
       committedAt: keys[k + 3] as string,
     });
   return {
-    subject,
+    subject: subject ?? subjectOf(receiptId),
     receiptId,
     checks: result.checkLists[checks] as Check[],
-    leafHex,
+    leafHex: leafHex === true ? (result.leaves?.[i] as string) : leafHex,
     rngLinks,
     rngUses,
     sessionKeys,
@@ -230,7 +234,7 @@ export function inspectBundle(task: BundleTask): BundleResult {
     const checkLists = new Table<Check[]>();
     const anchors = new Table<SharedAnchor>();
     const packNext = packer(checkLists, anchors);
-    out.packed = Array.from({ length: count }, (_, i) => packNext(inspectReceipt(receiptAt(skip + i), ctx, { bulk: true, memo })));
+    out.packed = Array.from({ length: count }, (_, i) => packNext(inspectReceipt(receiptAt(skip + i), ctx, { bulk: true, memo }), out.leaves?.[i]));
     out.checkLists = checkLists.list;
     out.anchors = anchors.list;
   };
