@@ -138,10 +138,17 @@ function pack(x: ReceiptInspection, checks: number, anchor: number, leafHex: str
     x.leafHex !== null && x.leafHex === leafHex ? true : x.leafHex,
     anchor,
     x.anchor?.betLogIndex ?? -1,
-    x.rngLinks.flatMap((l) => [l.check, l.head, l.index, l.value]),
-    x.rngUses.flatMap((u) => [u.head, u.index]),
-    x.sessionKeys.flatMap((k) => [k.check, k.sessionPubkey, k.betPayloadHash, k.committedAt]),
+    flat(x.rngLinks, (l, out) => out.push(l.check, l.head, l.index, l.value)),
+    flat(x.rngUses, (u, out) => out.push(u.head, u.index)),
+    flat(x.sessionKeys, (k, out) => out.push(k.check, k.sessionPubkey, k.betPayloadHash, k.committedAt)),
   ];
+}
+
+// What flatMap does, without an array per item (three lists a receipt).
+function flat<T, V>(items: readonly T[], put: (item: T, out: V[]) => void): V[] {
+  const out: V[] = [];
+  for (const item of items) put(item, out);
+  return out;
 }
 
 /**
