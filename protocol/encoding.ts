@@ -62,8 +62,26 @@ function decodeAs(coder: { decode(text: string): Uint8Array }, name: string, tex
   return bytes;
 }
 
-/** @throws {TypeError} when the input is not canonical padded base64 */
-export const fromBase64 = (text: string, expectedLength?: number): Uint8Array => decodeAs(base64, 'base64', text, expectedLength);
+/**
+ * Decodes canonical padded base64 with the platform's `atob`, several times faster than a JavaScript decoder
+ * (a bulk audit decodes three signatures an entry). `atob` also takes text without padding, with whitespace
+ * or with padding bits set: only text that is the exact encoding of the bytes it gives back passes.
+ * @throws {TypeError} when the input is not canonical padded base64
+ */
+export function fromBase64(text: string, expectedLength?: number): Uint8Array {
+  let binary: string;
+  try {
+    if (typeof text !== 'string') throw new TypeError();
+    binary = atob(text);
+    if (btoa(binary) !== text) throw new TypeError();
+  } catch {
+    throw new TypeError('expected base64');
+  }
+  if (expectedLength !== undefined && binary.length !== expectedLength) throw new TypeError(`expected ${expectedLength} bytes of base64`);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
 
 export const toBase58 = (bytes: Uint8Array): string => base58.encode(bytes);
 

@@ -36,15 +36,21 @@ export type SubtreeHash = (start: number, end: number) => Uint8Array;
 const fail = (reason: string): VerifyResult => ({ ok: false, reason });
 const OK: VerifyResult = Object.freeze({ ok: true });
 
+let leafInput = Uint8Array.of(LEAF_PREFIX);
+
 /**
  * RFC 6962 leaf hash, `sha256(0x00 ‖ data)`.
  * @example leafHash(utf8('entry')) // 32 bytes
  */
 export function leafHash(data: Uint8Array): Uint8Array {
-  const buf = new Uint8Array(1 + data.length);
-  buf[0] = LEAF_PREFIX;
-  buf.set(data, 1);
-  return sha256(buf);
+  // One reused input buffer, grown to the longest entry seen (an entry is under 64 KiB): sha256 is synchronous
+  // and returns a fresh array, and a bulk audit hashes two entries a receipt.
+  if (leafInput.length < 1 + data.length) {
+    leafInput = new Uint8Array(1 + data.length);
+    leafInput[0] = LEAF_PREFIX;
+  }
+  leafInput.set(data, 1);
+  return sha256(leafInput.subarray(0, 1 + data.length));
 }
 
 /**

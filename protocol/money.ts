@@ -75,5 +75,11 @@ export function formatMicro(micro: bigint): string {
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 
-/** API number of a micro amount; display only, never fed back into arithmetic. */
-export const microToNumber = (micro: bigint): number => Number(formatMicro(micro));
+const EXACT = 1n << 53n;
+
+/**
+ * API number of a micro amount; display only, never fed back into arithmetic. Below 2^53 both operands of the
+ * division are exact and IEEE division rounds correctly, so it is the double nearest the exact decimal, as
+ * parsing {@link formatMicro}'s text gives, without building the text (a bulk audit rebuilds six a receipt).
+ */
+export const microToNumber = (micro: bigint): number => (micro < EXACT && micro > -EXACT ? Number(micro) / 1_000_000 : Number(formatMicro(micro)));

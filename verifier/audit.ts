@@ -1,5 +1,5 @@
-// The bulk audit: every entry the chain commits, read as tiles (256 a request, several in flight), inspected
-// on every core, then checked in log order against the on-chain roots; then each session key on-chain.
+// The bulk audit: every entry the chain commits, read as tiles (256 a request, several in flight) and inspected
+// on every core by the worker threads that read them, then checked in log order against the on-chain roots; then each session key on-chain.
 import { availableParallelism } from 'node:os';
 import type { CompactRange } from '../protocol/compact-range.ts';
 import { TILE_WIDTH } from '../protocol/tlog-tiles.ts';
@@ -9,7 +9,6 @@ import type { Report } from '../protocol/verify/report.ts';
 import type { RpcTransaction } from '../protocol/verify/chain.ts';
 import type { VerifierContext } from './context.ts';
 import { inlineInspector, workerInspector } from './pool.ts';
-import { readBundle } from './tiles.ts';
 import { unpackInspection } from './inspect-bundle.ts';
 import { SessionKeyResolver, type WalletState } from './session-keys.ts';
 
@@ -49,7 +48,7 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
   const start = input.from.size;
   const count = input.to - start;
   const workers = ctx.workers === 'auto' ? (count >= MIN_ENTRIES_FOR_WORKERS ? defaultWorkers() : 0) : ctx.workers;
-  const inspector = workers > 0 ? workerInspector(workers) : inlineInspector();
+  const inspector = workers > 0 ? workerInspector(workers) : inlineInspector(ctx.api);
   const window = Math.max(4, workers * 3);
   const first = Math.floor(start / TILE_WIDTH);
   const last = Math.ceil(input.to / TILE_WIDTH) - 1;
@@ -60,10 +59,7 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
       const tile = next++;
       const width = Math.min(TILE_WIDTH, input.to - tile * TILE_WIDTH);
       const from = Math.max(start, tile * TILE_WIDTH);
-      jobs.set(
-        tile,
-        readBundle(ctx.api, tile, width).then((b) => inspector.inspect({ start: tile * TILE_WIDTH, width, from, ...b, ackKeys: ctx.trust.root.keys.ack })),
-      );
+      jobs.set(tile, inspector.inspect({ api: ctx.api.base, start: tile * TILE_WIDTH, width, from, ackKeys: ctx.trust.root.keys.ack }));
     }
   };
   ctx.progress.start('bet-log entries', count);

@@ -2,7 +2,7 @@
 // (signatures, rebuild, inclusion). It runs in a worker thread, or inline; input and output are plain data.
 // The result is packed for the trip back: what repeats from receipt to receipt (a passing receipt's list
 // of checks, the commit its anchor names) is sent once per tile, so copying it costs little on either side.
-import { decodeEntryBundle } from '../protocol/tlog-tiles.ts';
+import { TILE_WIDTH, decodeEntryBundle } from '../protocol/tlog-tiles.ts';
 import { leafHash } from '../protocol/merkle.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { keyAt, type TrustRootKey } from '../protocol/trust-root.ts';
@@ -11,10 +11,24 @@ import type { Check } from '../protocol/verify/report.ts';
 import type { CheckName } from '../protocol/verify/check-names.ts';
 import { inspectReceipt, type ReceiptInspection } from '../protocol/verify/receipt.ts';
 import type { AnchorClaim } from '../protocol/verify/anchor.ts';
+import { ApiClient, type BodyBuffer } from './http.ts';
+import { readBundle } from './tiles.ts';
 
 export interface ReadProblem {
   error: string;
   withheld: boolean;
+}
+
+/** A tile to read from the API and inspect: what a worker thread is handed. */
+export interface TileTask {
+  /** The API's base URL. */
+  api: string;
+  /** First entry index of the tile. */
+  start: number;
+  width: number;
+  /** First entry to inspect (`start` unless the audit resumes inside this tile). */
+  from: number;
+  ackKeys: TrustRootKey[];
 }
 
 export interface BundleTask {
@@ -32,10 +46,12 @@ export interface BundleTask {
 
 /** An inspection with its shared parts replaced by indices into the tile's tables. */
 type PackedInspection = [
-  subject: string,
+  /** null: `receipt <receiptId>`. */
+  subject: string | null,
   receiptId: string | null,
   checks: number,
-  leafHex: string | null,
+  /** true: the entry's own leaf, as an honest receipt's is. */
+  leafHex: string | null | true,
   anchor: number,
   betLogIndex: number,
   /** [check, head, index, value] repeated. */
@@ -87,10 +103,10 @@ const sameAnchor = (a: SharedAnchor, b: SharedAnchor): boolean =>
   a.commitSignature === b.commitSignature;
 
 /** Packs inspections one after another; most receipts have the very checks and commit of the one before. */
-function packer(checkLists: Table<Check[]>, anchors: Table<SharedAnchor>): (x: ReceiptInspection) => PackedInspection {
+function packer(checkLists: Table<Check[]>, anchors: Table<SharedAnchor>): (x: ReceiptInspection, leafHex: string | undefined) => PackedInspection {
   let lastChecks: { list: Check[]; index: number } | null = null;
   let lastAnchor: { shared: SharedAnchor; index: number } | null = null;
-  return (x) => {
+  return (x, leafHex) => {
     let checks: number;
     if (lastChecks && sameChecks(x.checks, lastChecks.list)) checks = lastChecks.index;
     else {
@@ -108,22 +124,31 @@ function packer(checkLists: Table<Check[]>, anchors: Table<SharedAnchor>): (x: R
         lastAnchor = { shared, index: anchor };
       }
     }
-    return pack(x, checks, anchor);
+    return pack(x, checks, anchor, leafHex);
   };
 }
 
-function pack(x: ReceiptInspection, checks: number, anchor: number): PackedInspection {
+const subjectOf = (receiptId: string | null): string => `receipt ${receiptId ?? '?'}`;
+
+function pack(x: ReceiptInspection, checks: number, anchor: number, leafHex: string | undefined): PackedInspection {
   return [
-    x.subject,
+    x.subject === subjectOf(x.receiptId) ? null : x.subject,
     x.receiptId,
     checks,
-    x.leafHex,
+    x.leafHex !== null && x.leafHex === leafHex ? true : x.leafHex,
     anchor,
     x.anchor?.betLogIndex ?? -1,
-    x.rngLinks.flatMap((l) => [l.check, l.head, l.index, l.value]),
-    x.rngUses.flatMap((u) => [u.head, u.index]),
-    x.sessionKeys.flatMap((k) => [k.check, k.sessionPubkey, k.betPayloadHash, k.committedAt]),
+    flat(x.rngLinks, (l, out) => out.push(l.check, l.head, l.index, l.value)),
+    flat(x.rngUses, (u, out) => out.push(u.head, u.index)),
+    flat(x.sessionKeys, (k, out) => out.push(k.check, k.sessionPubkey, k.betPayloadHash, k.committedAt)),
   ];
+}
+
+// What flatMap does, without an array per item (three lists a receipt).
+function flat<T, V>(items: readonly T[], put: (item: T, out: V[]) => void): V[] {
+  const out: V[] = [];
+  for (const item of items) put(item, out);
+  return out;
 }
 
 /**
@@ -148,15 +173,42 @@ export function unpackInspection(result: BundleResult, i: number): ReceiptInspec
       committedAt: keys[k + 3] as string,
     });
   return {
-    subject,
+    subject: subject ?? subjectOf(receiptId),
     receiptId,
     checks: result.checkLists[checks] as Check[],
-    leafHex,
+    leafHex: leafHex === true ? (result.leaves?.[i] as string) : leafHex,
     rngLinks,
     rngUses,
     sessionKeys,
     anchor: anchor < 0 ? null : { ...(result.anchors[anchor] as SharedAnchor), betLogIndex },
   };
+}
+
+const PREFIX = Buffer.from('{"receipts":[');
+const SUFFIX = Buffer.from(']}');
+const SEPARATOR = Buffer.from('},{');
+
+/**
+ * The receipts of a bundle laid out as the service writes it (`{"receipts":[…]}`, compact), each as its own
+ * JSON text, split where one receipt object ends and the next begins; null for any other layout. A split
+ * inside a string or a nested value leaves a text that is not one JSON value, so its parse throws: when
+ * every text parses, they are exactly the array's items. Each receipt is parsed and dropped in turn, rather
+ * than a tile's megabyte decoded and held at once.
+ */
+function receiptTexts(bytes: Uint8Array, width: number): string[] | null {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const end = buf.length - SUFFIX.length;
+  if (end < PREFIX.length || !buf.subarray(0, PREFIX.length).equals(PREFIX) || !buf.subarray(end).equals(SUFFIX)) return null;
+  const texts: string[] = [];
+  let at = PREFIX.length;
+  while (texts.length < width) {
+    const split = buf.indexOf(SEPARATOR, at);
+    const stop = split < 0 || split >= end ? end : split + 1;
+    texts.push(buf.toString('utf8', at, stop));
+    if (stop === end) return texts.length === width ? texts : null;
+    at = stop + 1;
+  }
+  return null;
 }
 
 export function inspectBundle(task: BundleTask): BundleResult {
@@ -181,6 +233,29 @@ export function inspectBundle(task: BundleTask): BundleResult {
     out.packed = Array.from({ length: count }, () => null);
     return out;
   }
+  // Ack keys come from the pinned trust root: a receipt can never choose the key its ack is checked with.
+  const ackRoot = { keys: { ack: task.ackKeys, anchor: [], keeper: [] } } as unknown as Parameters<typeof keyAt>[0];
+  const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', at) };
+  const inspectAll = (receiptAt: (i: number) => unknown): void => {
+    const memo = new NodeMemo();
+    const checkLists = new Table<Check[]>();
+    const anchors = new Table<SharedAnchor>();
+    const packNext = packer(checkLists, anchors);
+    out.packed = Array.from({ length: count }, (_, i) => packNext(inspectReceipt(receiptAt(skip + i), ctx, { bulk: true, memo }), out.leaves?.[i]));
+    out.checkLists = checkLists.list;
+    out.anchors = anchors.list;
+  };
+  const texts = receiptTexts(task.receipts, task.width);
+  if (texts) {
+    try {
+      // The receipts before `from` are not inspected, but must parse like the rest (the bundle is one document).
+      for (let i = 0; i < skip; i++) JSON.parse(texts[i] as string);
+      inspectAll((i) => JSON.parse(texts[i] as string));
+      return out;
+    } catch {
+      // not the items of one JSON array after all: the whole document decides below
+    }
+  }
   let receipts: unknown;
   try {
     receipts = (JSON.parse(decoder.decode(task.receipts)) as { receipts?: unknown }).receipts;
@@ -188,16 +263,38 @@ export function inspectBundle(task: BundleTask): BundleResult {
     receipts = null;
   }
   const list = Array.isArray(receipts) && receipts.length === task.width ? receipts : null;
-  // Ack keys come from the pinned trust root: a receipt can never choose the key its ack is checked with.
-  const ackRoot = { keys: { ack: task.ackKeys, anchor: [], keeper: [] } } as unknown as Parameters<typeof keyAt>[0];
-  const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', at) };
-  const memo = new NodeMemo();
-  const checkLists = new Table<Check[]>();
-  const anchors = new Table<SharedAnchor>();
-  const packNext = packer(checkLists, anchors);
-  out.packed = Array.from({ length: count }, (_, i) => (list ? packNext(inspectReceipt(list[skip + i], ctx, { bulk: true, memo })) : null));
-  out.checkLists = checkLists.list;
-  out.anchors = anchors.list;
-  if (!list) out.problem = { reason: `the receipt bundle does not hold ${task.width} receipts`, withheld: true };
+  if (list) inspectAll((i) => list[i]);
+  else {
+    out.packed = Array.from({ length: count }, () => null);
+    out.checkLists = [];
+    out.anchors = [];
+    out.problem = { reason: `the receipt bundle does not hold ${task.width} receipts`, withheld: true };
+  }
   return out;
+}
+
+// Buffers bodies are read into, kept for the next tile: a thread reads a tile's megabyte about once a millisecond.
+const spare: Uint8Array[] = [];
+const clients = new Map<string, ApiClient>();
+
+/** Reads a tile's entry and receipt bundles and inspects them (on a worker thread, or inline with `api`). */
+export async function inspectTile(task: TileTask, api?: ApiClient): Promise<BundleResult> {
+  let client = api ?? clients.get(task.api);
+  if (!client) {
+    client = new ApiClient(task.api);
+    clients.set(task.api, client);
+  }
+  const taken: Uint8Array[] = [];
+  const into: BodyBuffer = (length) => {
+    const at = spare.findIndex((b) => b.length >= length);
+    const buffer = at < 0 ? new Uint8Array(Math.max(Math.ceil(length * 1.25), 64 * 1024)) : (spare.splice(at, 1)[0] as Uint8Array);
+    taken.push(buffer);
+    return buffer.subarray(0, length);
+  };
+  try {
+    const bundles = await readBundle(client, task.start / TILE_WIDTH, task.width, into);
+    return inspectBundle({ ...task, ...bundles });
+  } finally {
+    spare.push(...taken);
+  }
 }

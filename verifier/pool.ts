@@ -1,7 +1,9 @@
-// Spreads bundle inspections over worker threads (every core), or runs them inline when there is one
-// core's worth of work. Results come back in submission order.
+// Spreads tile inspections over worker threads (every core), or runs them inline when there is one core's
+// worth of work. Each worker reads its tiles from the API itself, so the main thread neither fetches nor
+// copies them; it keeps two tiles in flight, so one is read while the other is checked.
 import { Worker } from 'node:worker_threads';
-import { inspectBundle, type BundleResult, type BundleTask } from './inspect-bundle.ts';
+import type { ApiClient } from './http.ts';
+import { inspectTile, type BundleResult, type TileTask } from './inspect-bundle.ts';
 
 let workerEntry: URL = new URL('./main.ts', import.meta.url);
 
@@ -11,85 +13,88 @@ export function setWorkerEntry(url: URL): void {
 }
 
 export interface Inspector {
-  inspect(task: BundleTask): Promise<BundleResult>;
+  inspect(task: TileTask): Promise<BundleResult>;
   close(): Promise<void>;
 }
 
-export function inlineInspector(): Inspector {
-  return { inspect: async (task) => inspectBundle(task), close: async () => {} };
+export function inlineInspector(api: ApiClient): Inspector {
+  return { inspect: (task) => inspectTile(task, api), close: async () => {} };
 }
 
-/** A pool of `size` worker threads; each takes one bundle at a time. */
+const IN_FLIGHT = 2;
+
+type Reply = { id: number; result: BundleResult } | { id: number; error: string };
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, { resolve(r: BundleResult): void; reject(e: Error): void }>;
+}
+
+/** A pool of `size` worker threads, each given up to two tiles at a time. */
 export function workerInspector(size: number): Inspector {
-  const idle: Worker[] = [];
-  const waiting: ((w: Worker) => void)[] = [];
-  const all: Worker[] = [];
+  const slots: Slot[] = [];
+  const waiting: (() => void)[] = [];
+  let nextId = 0;
+  const failAll = (slot: Slot, err: Error) => {
+    for (const p of slot.pending.values()) p.reject(err);
+    slot.pending.clear();
+  };
   for (let i = 0; i < size; i++) {
-    const w = new Worker(workerEntry, { workerData: { pfwsVerifyWorker: true } });
-    // A worker that fails outside a task is reported by the next task it is given (its 'exit' below).
-    w.on('error', () => {});
-    w.unref();
-    all.push(w);
-    idle.push(w);
-  }
-  const acquire = (): Promise<Worker> => {
-    const w = idle.pop();
-    return w ? Promise.resolve(w) : new Promise((resolve) => waiting.push(resolve));
-  };
-  const release = (w: Worker) => {
-    const next = waiting.shift();
-    if (next) next(w);
-    else idle.push(w);
-  };
-  return {
-    async inspect(task) {
-      const w = await acquire();
+    const worker = new Worker(workerEntry, { workerData: { pfwsVerifyWorker: true } });
+    const slot: Slot = { worker, pending: new Map() };
+    worker.on('message', (reply: Reply) => {
+      const p = slot.pending.get(reply.id);
+      if (!p) return;
+      slot.pending.delete(reply.id);
+      if ('error' in reply) p.reject(new Error(reply.error));
+      else p.resolve(reply.result);
       // An idle worker must not keep the process alive, but one with a task in flight must: the main thread may
       // be waiting on nothing else, and an unref'd worker would let it exit with the audit unfinished.
-      w.ref();
-      try {
-        return await new Promise<BundleResult>((resolve, reject) => {
-          const done = () => {
-            w.off('message', onMessage);
-            w.off('error', onError);
-            w.off('exit', onExit);
-          };
-          const onMessage = (result: BundleResult) => {
-            done();
-            resolve(result);
-          };
-          const onError = (err: Error) => {
-            done();
-            reject(err);
-          };
-          const onExit = (code: number) => {
-            done();
-            reject(new Error(`a verifier worker thread exited (code ${code})`));
-          };
-          w.once('message', onMessage);
-          w.once('error', onError);
-          w.once('exit', onExit);
-          if (w.threadId < 0) return onExit(-1);
-          // The bundles move to the worker rather than being copied; the main thread is done with them.
-          const transfer = [task.entries, task.receipts].flatMap((b) => (b instanceof Uint8Array ? [b.buffer as ArrayBuffer] : []));
-          w.postMessage(task, transfer);
-        });
-      } finally {
-        w.unref();
-        release(w);
+      if (!slot.pending.size) worker.unref();
+      waiting.shift()?.();
+    });
+    worker.on('error', (err: Error) => failAll(slot, err));
+    worker.on('exit', (code) => {
+      failAll(slot, new Error(`a verifier worker thread exited (code ${code})`));
+      for (const wake of waiting.splice(0)) wake();
+    });
+    worker.unref();
+    slots.push(slot);
+  }
+  const freeSlot = (): Slot | undefined =>
+    slots.filter((s) => s.pending.size < IN_FLIGHT && s.worker.threadId >= 0).sort((a, b) => a.pending.size - b.pending.size)[0];
+  return {
+    async inspect(task) {
+      let slot = freeSlot();
+      while (!slot) {
+        if (slots.every((s) => s.worker.threadId < 0)) throw new Error('every verifier worker thread has exited');
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        slot = freeSlot();
       }
+      const id = nextId++;
+      const chosen = slot;
+      return new Promise<BundleResult>((resolve, reject) => {
+        chosen.pending.set(id, { resolve, reject });
+        chosen.worker.ref();
+        chosen.worker.postMessage({ id, task });
+      });
     },
     async close() {
-      await Promise.all(all.map((w) => w.terminate()));
+      await Promise.all(slots.map((s) => s.worker.terminate()));
     },
   };
 }
 
-/** Serves bundle inspections on a worker thread. */
+/** Serves tile inspections on a worker thread. */
 export async function serveWorker(
-  port: { on(event: 'message', fn: (task: BundleTask) => void): void; postMessage(v: unknown): void },
+  port: { on(event: 'message', fn: (message: { id: number; task: TileTask }) => void): void; postMessage(v: unknown): void },
   installCrypto: () => void,
 ): Promise<void> {
   installCrypto();
-  port.on('message', (task) => port.postMessage(inspectBundle(task)));
+  port.on('message', ({ id, task }) => {
+    inspectTile(task).then(
+      (result) => port.postMessage({ id, result }),
+      (err: unknown) => port.postMessage({ id, error: (err as Error).message }),
+    );
+  });
 }

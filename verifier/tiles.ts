@@ -12,7 +12,7 @@ import {
   tilePath,
   tileSpanOf,
 } from '../protocol/tlog-tiles.ts';
-import { type ApiClient, FetchError } from './http.ts';
+import { type ApiClient, type BodyBuffer, FetchError } from './http.ts';
 import type { ReadProblem } from './inspect-bundle.ts';
 
 const PREFIX = '/protocol/v1/bet-log/';
@@ -31,10 +31,11 @@ export async function readBundle(
   api: ApiClient,
   index: number,
   width: number,
+  into?: BodyBuffer,
 ): Promise<{ entries: Uint8Array | ReadProblem; receipts: Uint8Array | ReadProblem }> {
   const [entries, receipts] = await Promise.all([
-    api.bytes(`${PREFIX}${entryBundlePath(index, width)}`).catch(problemOf),
-    api.bytes(`${PREFIX}receipts/${encodeTileIndex(index)}${width === TILE_WIDTH ? '' : `.p/${width}`}`, undefined, '*/*').catch(problemOf),
+    api.bytes(`${PREFIX}${entryBundlePath(index, width)}`, undefined, undefined, into).catch(problemOf),
+    api.bytes(`${PREFIX}receipts/${encodeTileIndex(index)}${width === TILE_WIDTH ? '' : `.p/${width}`}`, undefined, '*/*', into).catch(problemOf),
   ]);
   return { entries, receipts };
 }

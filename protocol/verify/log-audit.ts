@@ -167,7 +167,8 @@ export class LogAudit {
       if (this.#cleanLists.size > 1024) this.#expandCleanLists();
     }
     const bad = this.#tallyChecks(id, clean ? [] : own) | this.#tallyChecks(id, chain);
-    const failed = [...(clean ? [] : own), ...chain].filter((c) => c.status === 'fail').map((c) => c.name);
+    // Nothing failed or erred (bad is 0) on nearly every receipt: the list of failures is built only when one may be.
+    const failed = bad ? [...(clean ? [] : own), ...chain].filter((c) => c.status === 'fail').map((c) => c.name) : [];
     this.#receipts.item(failed.length ? `${id}: ${failed.join(', ')}` : null);
     if (bad) {
       this.#failedCount++;

@@ -78,7 +78,9 @@ export class RngAnchors {
     if (!verifyRngLink(valueHex, index, base.value, base.index, this.#maxSteps)) {
       return { ok: false, reason: `sha256^${index - base.index}(s_${index}) does not equal the anchored s_${base.index} of chain ${short(headHex)}` };
     }
-    points.splice(at + 1, 0, { index, value: valueHex });
+    // A log's reveals come in index order: almost every new point goes last, where a push costs nothing.
+    if (at === points.length - 1) points.push({ index, value: valueHex });
+    else points.splice(at + 1, 0, { index, value: valueHex });
     return { ok: true };
   }
 

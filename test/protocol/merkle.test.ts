@@ -1,3 +1,4 @@
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -117,6 +118,11 @@ describe('hashing', () => {
     // RFC 6962 test-tree leaf 0 (the empty string) and leaf 1 (0x00).
     expect(toHex(leafHash(new Uint8Array(0)))).toBe('6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d');
     expect(toHex(leafHash(Uint8Array.of(0)))).toBe('96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7');
+    // The input buffer is reused: a short entry after a long one hashes only its own bytes.
+    for (const n of [700, 3, 70_000, 0, 64]) {
+      const data = new Uint8Array(n).fill(n % 251);
+      expect(toHex(leafHash(data))).toBe(toHex(nobleSha256(Uint8Array.of(0, ...data))));
+    }
     const a = leafHash(utf8('a'));
     const b = leafHash(utf8('b'));
     expect(nodeHash(a, b)).toEqual(

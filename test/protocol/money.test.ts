@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { AmountError, formatMicro, parseAmount, parseDecimalAmount, parseNonNegativeAmount } from '../../protocol/money.ts';
+import { AmountError, formatMicro, microToNumber, parseAmount, parseDecimalAmount, parseNonNegativeAmount } from '../../protocol/money.ts';
 
 describe('money', () => {
   it.each([
@@ -80,5 +80,22 @@ describe('money', () => {
   it('refuses amounts at or above 2^53 micro-USDC', () => {
     expect(() => parseDecimalAmount('9007199254.740992')).toThrow(AmountError);
     expect(() => parseAmount(9007199254.740992)).toThrow(AmountError);
+  });
+});
+
+// Receipts show amounts as numbers: the division shortcut must give the very double that parsing the exact
+// decimal text gives, for every amount it takes, and leave larger ones to the text.
+describe('microToNumber', () => {
+  it('is the number of the exact decimal text', () => {
+    const near = (edge: bigint) => fc.bigInt({ min: edge - 3_000_000n, max: edge + 3_000_000n });
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.bigInt({ min: -(1n << 60n), max: 1n << 60n }), fc.bigInt({ min: -10_000_000n, max: 10_000_000n }), near(1n << 53n), near(-(1n << 53n))),
+        (micro) => {
+          expect(Object.is(microToNumber(micro), Number(formatMicro(micro)))).toBe(true);
+        },
+      ),
+      { numRuns: 20_000 },
+    );
   });
 });

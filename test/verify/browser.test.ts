@@ -22,8 +22,16 @@ async function bundle(): Promise<string> {
 }
 
 function browserLike() {
-  // What a page offers; deliberately no process, Buffer, require or node:crypto.
-  const context = vm.createContext({ TextEncoder, TextDecoder, URL, console, crypto: { getRandomValues: crypto.getRandomValues.bind(crypto) } });
+  // What a page offers (atob and btoa are in every browser and worker); deliberately no process, Buffer, require or node:crypto.
+  const context = vm.createContext({
+    TextEncoder,
+    TextDecoder,
+    URL,
+    atob,
+    btoa,
+    console,
+    crypto: { getRandomValues: crypto.getRandomValues.bind(crypto) },
+  });
   expect(vm.runInContext('typeof process + typeof Buffer + typeof require', context)).toBe('undefinedundefinedundefined');
   return context;
 }

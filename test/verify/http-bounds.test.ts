@@ -38,4 +38,12 @@ describe('bounded reads from the API', () => {
     expect(bytes.byteOffset).toBe(0);
     expect(bytes.byteLength).toBe(bytes.buffer.byteLength);
   });
+
+  it('reads a declared body into the buffer it is given, within the limit', async () => {
+    const buffer = new Uint8Array(8192);
+    const bytes = await api.bytes('/declared', 4096, undefined, (length) => buffer.subarray(0, length));
+    expect(bytes.buffer).toBe(buffer.buffer);
+    expect(bytes).toEqual(new Uint8Array(4096).fill(97));
+    await expect(api.bytes('/declared', 4095, undefined, (length) => buffer.subarray(0, length))).rejects.toThrow(/limit/);
+  });
 });

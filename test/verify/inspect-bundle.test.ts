@@ -80,4 +80,19 @@ describe('packed bundle inspections', () => {
     expect(gone.leaves).toHaveLength(6);
     expect(unpackInspection(gone, 0)).toBeNull();
   });
+
+  // Receipts are split where one object ends and the next begins (`},{`): a split anywhere else must leave
+  // the verdict of the whole document, which a layout the split does not take (indented) always gets.
+  it('reads a bundle split receipt by receipt exactly as the whole document', () => {
+    const list = receipts(12).map((r, i) => (i === 1 ? { ...(r as object), source: '},{"id":"x"},{' } : i === 2 ? { ...(r as object), extra: [{}, {}] } : r));
+    const entries = encodeEntryBundle(list.map(entryOf));
+    const inspect = (text: string, from = 0) => inspectBundle({ start: 0, width: list.length, from, entries: entries.slice(), receipts: utf8(text), ackKeys });
+    for (const from of [0, 5]) expect(inspect(JSON.stringify({ receipts: list }), from)).toEqual(inspect(JSON.stringify({ receipts: list }, null, 1), from));
+    const withheld = { reason: `the receipt bundle does not hold ${list.length} receipts`, withheld: true };
+    // One receipt too many, one too few, an unparsable one before `from`, and trailing text.
+    expect(inspect(JSON.stringify({ receipts: [...list, list[0]] })).problem).toEqual(withheld);
+    expect(inspect(JSON.stringify({ receipts: list.slice(1) })).problem).toEqual(withheld);
+    expect(inspect(JSON.stringify({ receipts: list }).replace('{"id"', '{"id":'), 5).problem).toEqual(withheld);
+    expect(inspect(`${JSON.stringify({ receipts: list })}]}`).problem).toEqual(withheld);
+  });
 });
