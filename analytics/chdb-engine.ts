@@ -53,10 +53,8 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
   const database = options.database ?? 'default';
   if (!DATABASE_RE.test(database)) throw new EngineError(`invalid database name ${JSON.stringify(database)}`);
   mkdirSync(options.dataDir, { recursive: true });
-  // Our own batches are the batching: an async insert would only wait for its flush timer. An INSERT is parsed on its
-  // own thread: parallel parsing starts parser threads for every INSERT (its pool keeps none idle), which cost more
-  // than parsing a batch of a few MB.
-  const settings = { max_threads: options.maxThreads ?? 1, async_insert: 0, input_format_parallel_parsing: 0, ...COMMON_SETTINGS };
+  // Our own batches are the batching: an async insert would only wait for its flush timer.
+  const settings = { max_threads: options.maxThreads ?? 1, async_insert: 0, ...COMMON_SETTINGS };
   let session: Session;
   try {
     session = new Session(options.dataDir, { connectionArgs: Object.entries({ ...CHDB_SERVER_SETTINGS, ...settings }).map(([k, v]) => `--${k}=${v}`) });
