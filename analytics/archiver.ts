@@ -32,12 +32,6 @@ export interface ArchivePassOptions {
    * @defaultValue 5000
    */
   batch?: number;
-  /**
-   * Whether this pass copies anchors too. Ledger recovery reads only bodies, so anchors may wait for a later pass:
-   * each INSERT is a part, and parts cost chDB far more than their rows do.
-   * @defaultValue true
-   */
-  anchors?: boolean;
 }
 
 /** The bet-log item `<leaf hash hex>:<receiptId>`, as the ledger appends it. */
@@ -68,7 +62,7 @@ export async function archivePass(engine: AnalyticsEngine, deps: ArchiverDeps, o
     from = to;
   }
 
-  for (let from = progress.anchored; options.anchors !== false && from < filled; ) {
+  for (let from = progress.anchored; from < filled; ) {
     const to = Math.min(filled, from + batch);
     const ids = (await deps.anchors.logItems(from, to)).map(receiptIdOf);
     const stored = await deps.anchors.receiptFieldBytes(ids, 'anchor');

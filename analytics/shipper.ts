@@ -38,10 +38,8 @@ export interface ShipperDeps {
   batchSize?: number;
   /**
    * How long events gather after a partial batch before the next read: the shipping lag under load is about
-   * this plus one INSERT, which keeps rankings and stats within the 2 s freshness bound. Each INSERT has a large
-   * fixed cost in chDB (a part in `journal_events` and in each table the views feed, and the merges they cause),
-   * so this is as long as that bound allows. A first event after a quiet spell goes out at once.
-   * @defaultValue 1000
+   * this plus one INSERT. A first event after a quiet spell goes out at once.
+   * @defaultValue 500
    */
   flushMs?: number;
   /** Called after every INSERT with the new checkpoint (the worker beats the shipper heartbeat with it). */
@@ -105,7 +103,7 @@ export class JournalShipper {
     this.deps = {
       ...deps,
       batchSize: deps.batchSize ?? 20_000,
-      flushMs: deps.flushMs ?? 1000,
+      flushMs: deps.flushMs ?? 500,
       blockMs: deps.blockMs ?? 1000,
       now: deps.now ?? (() => new Date()),
       retry: deps.retry ?? { minMs: 200, maxMs: 10_000 },

@@ -28,12 +28,6 @@ export interface AnalyticsWorkerDeps {
    * @defaultValue 1000
    */
   passMs?: number;
-  /**
-   * How often a pass archives the anchors that landed since (receipts and manifests go every pass): ledger recovery
-   * reads only receipt bodies, and every INSERT is a part for chDB to write and merge.
-   * @defaultValue 10000
-   */
-  anchorsEveryMs?: number;
   /** Shipper tuning (tests: short backoff). */
   shipper?: Pick<ShipperDeps, 'batchSize' | 'flushMs' | 'blockMs' | 'retry' | 'compactEveryMs'>;
 }
@@ -49,8 +43,6 @@ export interface AnalyticsWorker {
 export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker {
   const id = randomUUID();
   const passMs = deps.passMs ?? 1_000;
-  const anchorsEveryMs = deps.anchorsEveryMs ?? 10_000;
-  let anchorsAt = Number.NEGATIVE_INFINITY;
   const { logger } = deps;
   let leader = false;
   let migrated = false;
@@ -109,9 +101,7 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       shipper.start();
     }
     try {
-      const anchors = performance.now() - anchorsAt >= anchorsEveryMs;
-      await archivePass(engine, deps.archive, { anchors });
-      if (anchors) anchorsAt = performance.now();
+      await archivePass(engine, deps.archive);
     } catch (err) {
       problem('archiving receipts and manifests failed', err);
     }
