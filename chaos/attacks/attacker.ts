@@ -229,11 +229,18 @@ export class Attacker extends Player {
   /** Creates the wallet's USDC account again, paying its rent itself. */
   async openUsdcAccount(): Promise<void> {
     const mint = this.target.config.usdcMint;
-    await sendAndConfirm(this.target.rpc, this.signer, [
-      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: this.signer, owner: this.signer.address, mint }),
-    ]).catch((err: unknown) => {
-      throw new Error(`opening the USDC account: ${simulationLogs(err)}`, { cause: err });
-    });
+    const open = await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: this.signer, owner: this.signer.address, mint });
+    // An open right after an earlier one, under the same blockhash, is the same transaction: the chain refuses it as
+    // already processed. Retry once the blockhash has moved on.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sendAndConfirm(this.target.rpc, this.signer, [open]);
+        return;
+      } catch (err) {
+        if (attempt >= 5) throw new Error(`opening the USDC account: ${simulationLogs(err)}`, { cause: err });
+        await new Promise((r) => setTimeout(r, 250 * attempt));
+      }
+    }
   }
 }
 
