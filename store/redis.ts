@@ -1,7 +1,6 @@
-// Redis connections: one for commands (auto-pipelined, scripts excepted), others for blocking use (BullMQ, pub/sub).
+// Redis connections: one for commands (auto-pipelined, scripts included), others for blocking use (BullMQ, pub/sub).
 import { Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { SCRIPT_NAMES } from './scripts.ts';
 import { redactUrl, StartupError } from '../config/startup.ts';
 import type { RedisTarget } from '../config/env.ts';
 
@@ -53,7 +52,6 @@ export function createRedis(target: RedisAddress, options: RedisOptions = {}): R
   return new Redis(urlOf(target), {
     ...sentinelOptions(target),
     enableAutoPipelining: true,
-    autoPipeliningIgnoredCommands: [...SCRIPT_NAMES],
     lazyConnect: false,
     ...options,
   });

@@ -1,5 +1,6 @@
 // The ledger's Lua scripts: one `.lua` file each under store/scripts (prefixed with the shared helpers of
-// _lib.lua), registered on a connection with ioredis `defineCommand`.
+// _lib.lua), sent as EVALSHA through the connection's auto-pipeline.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { packFields, type ScriptFields } from './script-fields.ts';
@@ -60,38 +61,67 @@ const NAMED: ReadonlySet<string> = new Set<Named>([
   'restoreRecord',
 ]);
 
-/**
- * Script names for ioredis's `autoPipeliningIgnoredCommands`: `defineCommand` sends EVAL once per socket and
- * EVALSHA after that, but an auto-pipelined batch writes through a fresh stream object each time, so it would
- * resend every script's whole source. Scripts therefore go straight to the socket.
- */
 export const SCRIPT_NAMES = Object.keys(SCRIPTS) as ScriptName[];
 
 const fileOf = (name: string) => new URL(`./scripts/${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}.lua`, import.meta.url);
 
-let sources: Record<ScriptName, string> | null = null;
-function loadSources(): Record<ScriptName, string> {
+interface Source {
+  lua: string;
+  sha: string;
+}
+
+let sources: Record<ScriptName, Source> | null = null;
+function loadSources(): Record<ScriptName, Source> {
   if (!sources) {
     const lib = readFileSync(new URL('./scripts/_lib.lua', import.meta.url), 'utf8');
-    sources = Object.fromEntries(SCRIPT_NAMES.map((name) => [name, `${lib}\n${readFileSync(fileOf(name), 'utf8')}`])) as Record<ScriptName, string>;
+    sources = Object.fromEntries(
+      SCRIPT_NAMES.map((name) => {
+        const lua = `${lib}\n${readFileSync(fileOf(name), 'utf8')}`;
+        return [name, { lua, sha: createHash('sha1').update(lua).digest('hex') }];
+      }),
+    ) as Record<ScriptName, Source>;
   }
   return sources;
 }
 
-type Command = (...args: (string | number)[]) => Promise<ScriptReply>;
+/** SCRIPT LOADs under way, per connection and script: concurrent NOSCRIPT replies share one load. */
+const loading = new WeakMap<Redis, Map<string, Promise<unknown>>>();
 
-/** Registers every script on `redis` (once per connection) and returns typed callers. */
+function loadScript(redis: Redis, source: Source): Promise<unknown> {
+  let byConnection = loading.get(redis);
+  if (!byConnection) loading.set(redis, (byConnection = new Map()));
+  let load = byConnection.get(source.sha);
+  if (!load) {
+    load = redis.script('LOAD', source.lua).finally(() => byConnection.delete(source.sha));
+    byConnection.set(source.sha, load);
+  }
+  return load;
+}
+
+const isNoScript = (err: unknown) => err instanceof Error && err.message.startsWith('NOSCRIPT');
+
+/**
+ * Typed callers of every script on `redis`. Each call is an EVALSHA that rides the connection's auto-pipeline (one
+ * socket write per tick for all of them, not one each). A Redis that does not know the script (first use, a restart,
+ * a failover) answers NOSCRIPT without running anything, so the source is loaded once and the call sent again.
+ */
 export function defineScripts(redis: Redis): Scripts {
   const src = loadSources();
-  const commands = redis as unknown as Record<ScriptName, Command | undefined>;
   const scripts: Record<string, (keys: readonly string[], args: object) => Promise<ScriptReply>> = {};
   for (const name of SCRIPT_NAMES) {
     const numberOfKeys = SCRIPTS[name];
-    if (!commands[name]) redis.defineCommand(name, { numberOfKeys, lua: src[name] });
+    const source = src[name];
     const named = NAMED.has(name);
-    scripts[name] = (keys, args) => {
+    scripts[name] = async (keys, args) => {
       if (keys.length !== numberOfKeys) throw new Error(`${name} takes ${numberOfKeys} keys`);
-      return (commands[name] as Command).call(redis, ...keys, ...(named ? packFields(args) : (args as readonly (string | number)[])));
+      const argv = [...keys, ...(named ? packFields(args) : (args as readonly (string | number)[]))];
+      try {
+        return (await redis.evalsha(source.sha, numberOfKeys, ...argv)) as ScriptReply;
+      } catch (err) {
+        if (!isNoScript(err)) throw err;
+        await loadScript(redis, source);
+        return (await redis.evalsha(source.sha, numberOfKeys, ...argv)) as ScriptReply;
+      }
     };
   }
   return scripts as unknown as Scripts;

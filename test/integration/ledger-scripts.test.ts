@@ -1,5 +1,5 @@
-// The ledger's Lua scripts (ioredis defineCommand) go to Redis by SHA: the source crosses the wire only when
-// this connection has not sent it yet or Redis lost it.
+// The ledger's Lua scripts go to Redis as EVALSHA on the connection's auto-pipeline: the scripts and commands of one
+// tick leave in one socket write, and the source crosses the wire (SCRIPT LOAD) only when Redis does not know it.
 // Runs its own redis-server, because it flushes the script cache.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -47,9 +47,32 @@ describe('ledger scripts', () => {
     expect(await view()).toEqual(first[0]);
     await Promise.all(Array.from({ length: 20 }, view));
     for (let i = 0; i < 5; i++) await view();
-    // 46 calls: the source went once at first use and once after the flush, never with a batch.
-    expect(await calls('eval')).toBe(2);
-    expect(await calls('evalsha')).toBeGreaterThanOrEqual(44);
+    // The source went once at first use and once after the flush, whatever the number of calls waiting on it.
+    expect(await calls('script\\|load')).toBe(2);
+    expect(await calls('eval')).toBe(0);
+    expect(await calls('evalsha')).toBeGreaterThanOrEqual(46);
+  });
+
+  it('leave in one socket write with the commands of the same tick', async () => {
+    const scripts = defineScripts(redis);
+    const view = () => scripts.prepareView(['sk', 'commitments', 'player', 'house'], ['key', 'commitment']);
+    await view();
+    const stream = (redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
+    const write = stream.write;
+    let writes = 0;
+    stream.write = function (this: unknown, ...args: unknown[]) {
+      writes++;
+      return write.apply(this, args);
+    };
+    try {
+      const views = Array.from({ length: 50 }, view);
+      const read = redis.get('sk');
+      expect(await Promise.all(views)).toHaveLength(50);
+      expect(await read).toBeNull();
+    } finally {
+      stream.write = write;
+    }
+    expect(writes).toBe(1);
   });
 
   it('a script that fails reports its error once and is not retried', async () => {
