@@ -3,6 +3,7 @@
 // At a fixed rate both services do the same work apart from ingestion, so the difference of their main-process CPU is
 // what ingestion costs; `npm run bench -- dice` compares two runs at their own top speeds, a noisier difference.
 // Also reports where the main process's CPU went, per thread, and how far analytics trailed settlement.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Timer, poolFor } from './client.ts';
 import { onboardPlayers } from './dice.ts';
@@ -113,9 +114,18 @@ async function measure(env: Record<string, string>, lag: boolean): Promise<Side>
     const sampler = lag ? new ShipperLagSampler(service) : null;
     sampler?.start();
     const t0 = performance.now();
+    // BENCH_INGEST_PERF=<file> records the shipping service's main process with `perf` over the measured window.
+    const perf =
+      lag && process.env.BENCH_INGEST_PERF
+        ? spawn('perf', ['record', '-F', '499', '-g', '-p', String(service.pid), '-o', process.env.BENCH_INGEST_PERF], { stdio: 'ignore' })
+        : null;
     const before = threadCpu(service.pid);
     const stats = await drive(DURATION_MS);
     const after = threadCpu(service.pid);
+    if (perf) {
+      perf.kill('SIGINT');
+      await new Promise((r) => perf.once('exit', r));
+    }
     const seconds = (performance.now() - t0) / 1000;
     const shipped = await sampler?.stop();
     await pool.close();
