@@ -160,7 +160,9 @@ export async function benchIngest(env: Record<string, string>): Promise<Record<s
       .sort((a, b) => b[1] - a[1])
       .map(([k, v]) => `${k} ${r(v)}`)
       .join(', ');
-    console.error(`bench ingest ${name}: main ${r(side.msPerSec)} ms/s (${r(side.usPerBet)} us/bet) at ${r(side.settledPerSec)} bets/s; per thread ms/s: ${split}`);
+    console.error(
+      `bench ingest ${name}: main ${r(side.msPerSec)} ms/s (${r(side.usPerBet)} us/bet) at ${r(side.settledPerSec)} bets/s; per thread ms/s: ${split}`,
+    );
   }
   const figures: Record<string, number> = {
     'ingest.rate': RATE,
