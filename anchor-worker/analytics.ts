@@ -28,6 +28,12 @@ export interface AnalyticsWorkerDeps {
    * @defaultValue 1000
    */
   passMs?: number;
+  /**
+   * How often a pass copies what is new into the archive (receipts, anchors, manifests). Each copy is an INSERT per
+   * table, a part for chDB to write and merge whatever its size, and nothing reads the archive within seconds.
+   * @defaultValue 5000
+   */
+  archiveEveryMs?: number;
   /** Shipper tuning (tests: short backoff). */
   shipper?: Pick<ShipperDeps, 'batchSize' | 'flushMs' | 'blockMs' | 'retry' | 'compactEveryMs'>;
 }
@@ -43,6 +49,8 @@ export interface AnalyticsWorker {
 export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker {
   const id = randomUUID();
   const passMs = deps.passMs ?? 1_000;
+  const archiveEveryMs = deps.archiveEveryMs ?? 5_000;
+  let archivedAt = Number.NEGATIVE_INFINITY;
   const { logger } = deps;
   let leader = false;
   let migrated = false;
@@ -101,7 +109,10 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       shipper.start();
     }
     try {
-      await archivePass(engine, deps.archive);
+      if (performance.now() - archivedAt >= archiveEveryMs) {
+        archivedAt = performance.now();
+        await archivePass(engine, deps.archive);
+      }
     } catch (err) {
       problem('archiving receipts and manifests failed', err);
     }
