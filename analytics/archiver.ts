@@ -27,8 +27,8 @@ export interface ArchivePass {
 
 export interface ArchivePassOptions {
   /**
-   * Most rows per INSERT. A pass copies everything new, in INSERTs of this size; the worker runs a pass about once a
-   * second, so under load each table gets about one INSERT a second.
+   * Most rows per INSERT. A pass copies everything new, in INSERTs of this size; the worker runs a pass every
+   * `archiveEveryMs` (2 s), so under load each table gets about one INSERT per pass.
    * @defaultValue 5000
    */
   batch?: number;

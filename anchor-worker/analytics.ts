@@ -30,8 +30,9 @@ export interface AnalyticsWorkerDeps {
   passMs?: number;
   /**
    * How often a pass copies what is new into the archive (receipts, anchors, manifests). Each copy is an INSERT per
-   * table, a part for chDB to write and merge whatever its size, and nothing reads the archive within seconds.
-   * @defaultValue 5000
+   * table, a part for chDB to write and merge whatever its size. Not longer: a ledger restored from a backup is
+   * rebuilt from the archive (design §13), so what it has not copied yet is what such a restore can lose.
+   * @defaultValue 2000
    */
   archiveEveryMs?: number;
   /** Shipper tuning (tests: short backoff). */
@@ -49,7 +50,7 @@ export interface AnalyticsWorker {
 export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker {
   const id = randomUUID();
   const passMs = deps.passMs ?? 1_000;
-  const archiveEveryMs = deps.archiveEveryMs ?? 5_000;
+  const archiveEveryMs = deps.archiveEveryMs ?? 2_000;
   let archivedAt = Number.NEGATIVE_INFINITY;
   const { logger } = deps;
   let leader = false;
