@@ -8,10 +8,20 @@ const canonicalizeFn = canonicalizeImport as unknown as (value: unknown) => stri
 
 /** Any UTF-16 surrogate: a string without one cannot hold a lone surrogate, which RFC 8785 forbids. */
 const SURROGATE = /[\ud800-\udfff]/;
+/** What JSON.stringify escapes in a string (besides lone surrogates): a string without any is itself in quotes. */
+const ESCAPED_OR_SURROGATE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 const MAX_FAST_DEPTH = 64;
 
 /** Thrown inside the fast path for anything it leaves to the library (which then decides, or throws). */
 const NOT_PLAIN = Symbol('not plain');
+
+/** A string as JSON text; most (hex, base58, base64, ISO times) need no escape and no scan beyond one test. */
+function quoted(text: string): string {
+  if (!ESCAPED_OR_SURROGATE.test(text)) return `"${text}"`;
+  if (SURROGATE.test(text)) throw NOT_PLAIN;
+  return JSON.stringify(text);
+}
 
 /**
  * The values our payloads, acks and receipts are made of (plain objects and arrays of strings without surrogates,
@@ -21,8 +31,7 @@ const NOT_PLAIN = Symbol('not plain');
 function plain(value: unknown, depth: number): string {
   switch (typeof value) {
     case 'string':
-      if (SURROGATE.test(value)) throw NOT_PLAIN;
-      return JSON.stringify(value);
+      return quoted(value);
     case 'number':
       if (!Number.isFinite(value)) throw NOT_PLAIN;
       return JSON.stringify(value);
@@ -48,8 +57,7 @@ function plain(value: unknown, depth: number): string {
       for (const key of Object.keys(record).sort()) {
         const item = record[key];
         if (item === undefined || typeof item === 'symbol') continue;
-        if (SURROGATE.test(key)) throw NOT_PLAIN;
-        out += `${first ? '' : ','}${JSON.stringify(key)}:${plain(item, depth + 1)}`;
+        out += `${first ? '' : ','}${quoted(key)}:${plain(item, depth + 1)}`;
         first = false;
       }
       return `${out}}`;

@@ -44,6 +44,20 @@ describe('the JCS fast path', () => {
     );
   });
 
+  it('quotes a string without escapes as is, and escapes every character JSON.stringify escapes, in values and keys', () => {
+    const escaped = ['"', '\\', '\u007f', '\u2028', '\u2029', '\u00e9', ...Array.from({ length: 32 }, (_, c) => String.fromCharCode(c))];
+    for (const c of escaped) {
+      for (const text of [c, `a${c}`, `${c}z`, `0123${c}${c}abcd`]) {
+        expect(ours(text)).toBe(outcome(library, text));
+        expect(ours({ [text]: text, b: [text] })).toBe(outcome(library, { [text]: text, b: [text] }));
+      }
+    }
+    for (const text of ['', 'dice_54ff34811e8d1b56', '2026-11-26T17:17:39.795Z', 'naa+MmcdP15G/TwHygUgISDB6rEjEnghedG2Tvzf4LU5JYfzIrcpvdY/0QdljPIhszc7jrKW8s8RwQAWs+TeAA==']) {
+      expect(ours(text)).toBe(JSON.stringify(text));
+      expect(ours(text)).toBe(outcome(library, text));
+    }
+  });
+
   it('leaves what is not a plain value to the library: toJSON, class instances, sparse arrays, cycles, deep nesting', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
