@@ -9,6 +9,7 @@ const canonicalizeFn = canonicalizeImport as unknown as (value: unknown) => stri
 /** Any UTF-16 surrogate: a string without one cannot hold a lone surrogate, which RFC 8785 forbids. */
 const SURROGATE = /[\ud800-\udfff]/;
 /** What JSON.stringify escapes in a string (besides lone surrogates): a string without any is itself in quotes. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
 const ESCAPED_OR_SURROGATE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 const MAX_FAST_DEPTH = 64;

@@ -89,7 +89,10 @@ const loading = new WeakMap<Redis, Map<string, Promise<unknown>>>();
 
 function loadScript(redis: Redis, source: Source): Promise<unknown> {
   let byConnection = loading.get(redis);
-  if (!byConnection) loading.set(redis, (byConnection = new Map()));
+  if (!byConnection) {
+    byConnection = new Map();
+    loading.set(redis, byConnection);
+  }
   let load = byConnection.get(source.sha);
   if (!load) {
     load = redis.script('LOAD', source.lua).finally(() => byConnection.delete(source.sha));

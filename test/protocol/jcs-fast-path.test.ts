@@ -52,7 +52,12 @@ describe('the JCS fast path', () => {
         expect(ours({ [text]: text, b: [text] })).toBe(outcome(library, { [text]: text, b: [text] }));
       }
     }
-    for (const text of ['', 'dice_54ff34811e8d1b56', '2026-11-26T17:17:39.795Z', 'naa+MmcdP15G/TwHygUgISDB6rEjEnghedG2Tvzf4LU5JYfzIrcpvdY/0QdljPIhszc7jrKW8s8RwQAWs+TeAA==']) {
+    for (const text of [
+      '',
+      'dice_54ff34811e8d1b56',
+      '2026-11-26T17:17:39.795Z',
+      'naa+MmcdP15G/TwHygUgISDB6rEjEnghedG2Tvzf4LU5JYfzIrcpvdY/0QdljPIhszc7jrKW8s8RwQAWs+TeAA==',
+    ]) {
       expect(ours(text)).toBe(JSON.stringify(text));
       expect(ours(text)).toBe(outcome(library, text));
     }
