@@ -61,7 +61,7 @@ const NAMED: ReadonlySet<string> = new Set<Named>([
   'restoreRecord',
 ]);
 
-export const SCRIPT_NAMES = Object.keys(SCRIPTS) as ScriptName[];
+const SCRIPT_NAMES = Object.keys(SCRIPTS) as ScriptName[];
 
 const fileOf = (name: string) => new URL(`./scripts/${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}.lua`, import.meta.url);
 
