@@ -76,12 +76,11 @@ import { AgentLimits } from './agents/limits.ts';
 import { AgentArcade } from './agents/arcade.ts';
 import { ActivityStream } from './analytics/activity-stream.ts';
 import type { GameFilter } from './analytics/params.ts';
-import type { Activity } from './protocol/analytics.ts';
 import { LivePlayStore } from './store/live-plays.ts';
 import { PfwsError } from './protocol/errors.ts';
 import { EngineHolder } from './analytics/engine-holder.ts';
 import { openAnalyticsEngine } from './analytics/open-engine.ts';
-import { EngineReader, type AnalyticsReader } from './analytics/reader.ts';
+import { EngineReader, type AnalyticsReader, type ShippedActivity } from './analytics/reader.ts';
 import { houseState } from './house/view.ts';
 import { microToNumber } from './protocol/money.ts';
 import { JournalStream, ShipperStore } from './store/analytics.ts';
@@ -172,8 +171,8 @@ export interface Wiring extends Core {
   close(): Promise<void>;
 }
 
-/** The activity of a game, as `GET /api/activity` answers it: the SSE stream's snapshot. */
-export type ActivitySnapshot = (game: GameFilter) => Promise<Activity>;
+/** The activity of a game, as `GET /api/activity` answers it, and the seq it holds: the SSE stream's snapshot. */
+export type ActivitySnapshot = (game: GameFilter) => Promise<ShippedActivity>;
 
 export interface WiringOverrides {
   clock?: () => Date;
@@ -474,7 +473,7 @@ function coreOf(config: Config, logger: Logger, clock: () => Date, storage: Stor
     agentKeys,
     metrics,
     queueDepths: storage.queueDepths,
-    activitySnapshot: overrides.activitySnapshot ?? ((game) => analytics.activity({ game })),
+    activitySnapshot: overrides.activitySnapshot ?? ((game) => analytics.shippedActivity({ game })),
     analyticsEngine: storage.analyticsEngine,
     analytics,
   };

@@ -2,7 +2,9 @@
  * The live activity stream of design §8 (`GET /api/activity/stream`): one Redis subscription per process fans
  * each settled play out to the connected clients whose game filter takes it, as Server-Sent Events.
  *
- * - A new client gets a `snapshot` whose id is the journal seq at connect, then each `play` after it; a client
+ * - A new client gets a `snapshot` whose id is the journal seq at connect, then each `play` after it. The
+ *   snapshot is read from analytics, which may lag: the journal's plays after what it holds are added to its
+ *   lists (analytics/snapshot-tail.ts), so a play settled just before connect is not lost between the two. A client
  *   that resumes with `Last-Event-ID` gets the plays it missed from the journal stream instead (or a fresh
  *   snapshot when the stream no longer holds them all, or there are too many).
  * - No play is lost or sent twice across that switch: a client is registered (its plays queued) before the
@@ -14,8 +16,10 @@
 import type { Writable } from 'node:stream';
 import { PfwsError } from '../protocol/errors.ts';
 import type { JournalEntry, PlaysSubscription, PublishedPlay, SubscriptionHandlers } from '../store/live-plays.ts';
-import { journalRowOf } from './journal-rows.ts';
-import type { GameFilter } from './params.ts';
+import { journalRowOf, type JournalRow } from './journal-rows.ts';
+import { parseLimit, type GameFilter } from './params.ts';
+import type { ShippedActivity } from './reader.ts';
+import { withJournalTail } from './snapshot-tail.ts';
 import type { Activity } from '../protocol/analytics.ts';
 import { playOfJournalRow } from './shapes.ts';
 
@@ -40,8 +44,8 @@ export interface ActivityStreamDeps {
     entriesAfter(afterSeq: number, max: number): Promise<JournalEntry[] | null>;
   };
   subscribe(handlers: SubscriptionHandlers): PlaysSubscription;
-  /** The activity of a game, as `GET /api/activity` answers it. */
-  snapshot(game: GameFilter): Promise<Activity>;
+  /** The activity of a game, as `GET /api/activity` answers it, and the journal seq it holds. */
+  snapshot(game: GameFilter): Promise<ShippedActivity>;
   settings: ActivityStreamSettings;
   /** Told when a client comes, goes, and is dropped for falling behind (metrics). */
   observer?: { connected(): void; disconnected(): void; dropped(): void };
@@ -179,9 +183,25 @@ export class ActivityStream {
       }
     }
     const seq = await journal.currentSeq();
-    const snapshot = await this.deps.snapshot(client.game);
+    const { shippedSeq, activity } = await this.deps.snapshot(client.game);
     client.lastSeq = seq;
-    return [snapshotFrame(seq, snapshot)];
+    return [snapshotFrame(seq, await this.#upTo(seq, shippedSeq, activity))];
+  }
+
+  /** The snapshot with the journal's events after `shippedSeq` and up to `seq` in it (the newest of them, when many). */
+  async #upTo(seq: number, shippedSeq: number, activity: Activity): Promise<Activity> {
+    if (shippedSeq >= seq) return activity;
+    const window = this.deps.settings.replayMaxEvents;
+    const from = Math.max(shippedSeq, seq - window);
+    // Events after `seq` may arrive meanwhile: they are the live plays that follow the snapshot.
+    const entries = await this.deps.journal.entriesAfter(from, 2 * window);
+    if (!entries) return activity;
+    const rows: JournalRow[] = [];
+    for (const [id, fields] of entries) {
+      const row = journalRowOf(id, fields);
+      if (row && row.seq <= seq) rows.push(row);
+    }
+    return withJournalTail(activity, rows, parseLimit(undefined));
   }
 
   #replayOf(game: GameFilter, afterSeq: number, entries: JournalEntry[]): { frames: string[]; bytes: number; lastSeq: number } {

@@ -7,13 +7,13 @@
  */
 import { isErrorCode, PfwsError } from '../protocol/errors.ts';
 import type { Activity, Rankings, Stats } from '../protocol/analytics.ts';
-import { parseQuery, unavailable, type ActivityQuery, type AnalyticsReader, type RankingsQuery, type StatsQuery } from './reader.ts';
+import { parseQuery, unavailable, type ActivityQuery, type AnalyticsReader, type RankingsQuery, type ShippedActivity, type StatsQuery } from './reader.ts';
 
 const REQUEST = 'pfws:analytics:request';
 const REPLY = 'pfws:analytics:reply';
 
-type Method = 'activity' | 'rankings' | 'stats' | 'ping';
-const METHODS: readonly Method[] = ['activity', 'rankings', 'stats', 'ping'];
+type Method = 'activity' | 'shippedActivity' | 'rankings' | 'stats' | 'ping';
+const METHODS: readonly Method[] = ['activity', 'shippedActivity', 'rankings', 'stats', 'ping'];
 
 interface Request {
   type: typeof REQUEST;
@@ -106,6 +106,10 @@ export class IpcReader implements AnalyticsReader {
 
   async activity(query: ActivityQuery): Promise<Activity> {
     return this.ask('activity', { ...parseQuery('activity', query) }) as Promise<Activity>;
+  }
+
+  async shippedActivity(query: ActivityQuery): Promise<ShippedActivity> {
+    return this.ask('shippedActivity', { ...parseQuery('activity', query) }) as Promise<ShippedActivity>;
   }
 
   async rankings(query: RankingsQuery): Promise<Rankings> {

@@ -159,6 +159,15 @@ export async function activity(engine: AnalyticsEngine, input: ActivityInput): P
 }
 
 /**
+ * The highest journal seq whose play every analytics table already holds: one batch is one insert, and the
+ * shipper inserts in seq order, so once `plays` shows a seq every earlier event is in every table.
+ */
+export async function shippedPlaySeq(engine: AnalyticsEngine): Promise<number> {
+  const [row] = await engine.query(sql`SELECT max(seq) AS s FROM plays`);
+  return row ? Number(row.s ?? 0) : 0;
+}
+
+/**
  * The `limit` largest bets settled in [fromMs, toMs], largest first (newer first among equal bets).
  * Whole hours come from `top_wagers`, which keeps every hour's top 100; the two partial hours at the
  * window's edges come from `plays`, a range of its sort key.

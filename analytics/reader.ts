@@ -9,7 +9,7 @@ import { EngineError, type AnalyticsEngine } from './engine.ts';
 import { AnalyticsRequestError, parseGame, parseLimit, parseMetric, parsePeriod, parseSource } from './params.ts';
 import type { GameFilter, Metric, Period, SourceFilter } from './params.ts';
 import type { Activity, Bankroll, Rankings, Stats } from '../protocol/analytics.ts';
-import { activity, rankings, stats } from './queries.ts';
+import { activity, rankings, shippedPlaySeq, stats } from './queries.ts';
 
 /** Query parameters as they arrive (strings from a URL, or already parsed). */
 export interface ActivityQuery {
@@ -33,8 +33,19 @@ export interface AnalyticsReader {
   rankings(query: RankingsQuery): Promise<Rankings>;
   /** @throws {PfwsError} INVALID_REQUEST for a bad parameter, SERVICE_UNAVAILABLE while ClickHouse cannot answer */
   stats(query: StatsQuery): Promise<Stats>;
+  /**
+   * The activity with the journal seq it was read as of, for the live stream (see analytics/snapshot-tail.ts).
+   * @throws {PfwsError} as {@link activity}
+   */
+  shippedActivity(query: ActivityQuery): Promise<ShippedActivity>;
   /** Resolves when the engine answers a trivial query (readiness). */
   ping(): Promise<void>;
+}
+
+export interface ShippedActivity {
+  /** Every play up to this journal seq is in `activity` (read before it, see `shippedPlaySeq`). */
+  shippedSeq: number;
+  activity: Activity;
 }
 
 /** The parsed forms: what a cache key and an IPC message carry. */
@@ -103,6 +114,14 @@ export class EngineReader implements AnalyticsReader {
   async activity(query: ActivityQuery): Promise<Activity> {
     const q = parseQuery('activity', query);
     return this.cached(`activity:${q.game}:${q.limit}`, async (engine, now) => activity(engine, { ...q, now, bankroll: await this.deps.bankroll() }));
+  }
+
+  async shippedActivity(query: ActivityQuery): Promise<ShippedActivity> {
+    const q = parseQuery('activity', query);
+    return this.cached(`shipped-activity:${q.game}:${q.limit}`, async (engine, now) => {
+      const shippedSeq = await shippedPlaySeq(engine);
+      return { shippedSeq, activity: await activity(engine, { ...q, now, bankroll: await this.deps.bankroll() }) };
+    });
   }
 
   async rankings(query: RankingsQuery): Promise<Rankings> {

@@ -17,7 +17,8 @@ import { Keys } from '../../store/keys.ts';
 import { createRedis } from '../../store/redis.ts';
 import { defineScripts } from '../../store/scripts.ts';
 import { engineEnv } from './engines.ts';
-import { Journal, playEntry, recentPlays } from './fixture.ts';
+import { alias, Journal, playEntry, recentPlays } from './fixture.ts';
+import { JOURNAL_COLUMNS, journalRowOf, journalValues } from '../../analytics/journal-rows.ts';
 
 const NOW = new Date('2027-03-10T15:20:00.000Z');
 const BANKROLL = { totalValue: 42 };
@@ -87,6 +88,31 @@ describe('the reader', () => {
     expect(stats.buckets).toHaveLength(12);
   });
 
+  it("gives the stream's snapshot with the seq of the newest play it holds, read before the activity", async () => {
+    const reader = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL, cacheMs: 0 });
+    const before = await reader.shippedActivity({ game: 'dice' });
+    const base = before.shippedSeq;
+    const rows = [1, 2, 3].map((i) => {
+      const e = playEntry({
+        receiptId: `dice_shipped${i}`,
+        game: 'dice',
+        player: alias(i),
+        sourceField: null,
+        wager: 1_000_000n,
+        payout: 0n,
+        won: false,
+        atMs: NOW.getTime() - 60_000 + i,
+      });
+      // The newest event settles nothing: the snapshot's seq is the newest play's.
+      const type = i === 3 ? 'bet_committed' : e.type;
+      return journalRowOf(`${base + i}-0`, ['seq', String(base + i), 'type', type, 'at', e.at, 'data', JSON.stringify(e.data)])!;
+    });
+    await engine.insert('journal_events', JOURNAL_COLUMNS, rows.map(journalValues));
+    const after = await reader.shippedActivity({ game: 'dice' });
+    expect(after.shippedSeq).toBe(base + 2);
+    expect(after.activity.latestPlays.slice(0, 2).map((p) => p.receiptId)).toEqual(['dice_shipped2', 'dice_shipped1']);
+  });
+
   it('answers SERVICE_UNAVAILABLE while the engine fails, and does not keep the failure', async () => {
     const reader = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL, cacheMs: 60_000 });
     state.down = true;
@@ -112,6 +138,7 @@ describe('the reader', () => {
     const reader = new IpcReader(channel, 2_000);
     expect(await reader.rankings({ metric: 'wagered' })).toEqual(await owner.rankings({ metric: 'wagered' }));
     expect(await reader.activity({ limit: '1000' })).toEqual(await owner.activity({ limit: 100 }));
+    expect(await reader.shippedActivity({ game: 'dice' })).toEqual(await owner.shippedActivity({ game: 'dice' }));
     expect(await reader.stats({ game: 'dice', period: 'month' })).toEqual(await owner.stats({ game: 'dice', period: 'month' }));
     await reader.ping();
     const sent: unknown[] = [];

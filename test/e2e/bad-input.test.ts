@@ -17,7 +17,7 @@ import {
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player } from '../helpers/player.ts';
 import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
-import { emptyActivity } from '../helpers/sse.ts';
+import { emptySnapshot } from '../helpers/sse.ts';
 
 let svc: TestService;
 let player: Player;
@@ -26,7 +26,7 @@ const players: Player[] = [];
 
 beforeAll(async () => {
   // The activity stream starts with a snapshot; its content is not what this test looks at.
-  svc = await startTestService({ RATE_LIMIT_MAX: '1000000' }, undefined, undefined, { activitySnapshot: async (game) => emptyActivity(game) });
+  svc = await startTestService({ RATE_LIMIT_MAX: '1000000' }, undefined, undefined, { activitySnapshot: emptySnapshot });
   player = await new Player(svc.api, svc.rpcUrl).onboard(50);
   players.push(player);
 });

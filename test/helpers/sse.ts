@@ -1,9 +1,10 @@
 // A Server-Sent Events client for tests: parses frames as a browser's EventSource does, keeps comments, and lets a
 // test wait for what it expects; `stalledClient` opens a stream and never reads it; `emptyActivity` is a snapshot
-// for streams whose snapshot a test does not look at.
+// for streams whose snapshot a test does not look at (`emptySnapshot` as a stream's source).
 import http from 'node:http';
 import net from 'node:net';
 import type { GameFilter } from '../../analytics/params.ts';
+import type { ShippedActivity } from '../../analytics/reader.ts';
 import type { Activity } from '../../protocol/analytics.ts';
 
 /** An activity snapshot with nothing in it. */
@@ -17,6 +18,9 @@ export const emptyActivity = (game: GameFilter): Activity => ({
   totals: { plays: 0, wagered: 0, paidOut: 0, houseNet: 0 },
   bankroll: { totalValue: 0 },
 });
+
+/** The stream's snapshot source, answering {@link emptyActivity} as if analytics held nothing yet. */
+export const emptySnapshot = async (game: GameFilter): Promise<ShippedActivity> => ({ shippedSeq: 0, activity: emptyActivity(game) });
 
 export interface SseEvent {
   id: string | undefined;

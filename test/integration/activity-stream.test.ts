@@ -3,13 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ActivityStream } from '../../analytics/activity-stream.ts';
+import { ActivityStream, type ActivityStreamDeps } from '../../analytics/activity-stream.ts';
+import type { Activity } from '../../protocol/analytics.ts';
 import { playOfSettleEvent } from '../../protocol/plays.ts';
 import { Keys } from '../../store/keys.ts';
 import { LivePlayStore } from '../../store/live-plays.ts';
 import { createRedis } from '../../store/redis.ts';
 import { LedgerPlays } from '../helpers/ledger-plays.ts';
-import { emptyActivity } from '../helpers/sse.ts';
+import { emptyActivity, emptySnapshot } from '../helpers/sse.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const keys = new Keys(`test-${randomBytes(6).toString('hex')}`);
@@ -42,11 +43,11 @@ async function entry(settles = true): Promise<{ seq: number }> {
   return { seq: seq! };
 }
 
-function newStream(clientBufferBytes = 65_536): ActivityStream {
+function newStream(clientBufferBytes = 65_536, snapshot: ActivityStreamDeps['snapshot'] = emptySnapshot): ActivityStream {
   const s = new ActivityStream({
     journal: store,
     subscribe: (handlers) => store.subscribe(handlers),
-    snapshot: async (game) => emptyActivity(game),
+    snapshot,
     settings: { keepAliveMs: 60_000, clientBufferBytes, replayMaxEvents: 100 },
   });
   streams.push(s);
@@ -67,6 +68,7 @@ async function client(s: ActivityStream, lastEventId?: number) {
   (await s.connect('all', lastEventId)).attach(out);
   return {
     ids: () => [...text.matchAll(/^id: (\d+)\nevent: (\w+)$/gm)].map((m) => `${m[2]}:${m[1]}`),
+    snapshot: (): Activity => JSON.parse(/^event: snapshot\ndata: (.*)$/m.exec(text)?.[1] ?? expect.fail('no snapshot')).snapshot,
     ended: () => ended,
   };
 }
@@ -112,13 +114,60 @@ describe('a resume', () => {
   });
 });
 
+describe("a new client's snapshot", () => {
+  it('holds the plays settled before connect that analytics has not shipped yet, then the live plays follow', async () => {
+    const shipped = await journal();
+    const shippedActivity = emptyActivity('all');
+    shippedActivity.latestPlays = [
+      playOfSettleEvent(
+        'bet_settled',
+        JSON.stringify({ game: 'dice', player: 'p_Test1', receiptId: shipped.receiptId, wager: '2000000', payout: '0', status: 'lost' }),
+        new Date().toISOString(),
+      )!,
+    ];
+    // Analytics holds everything up to `shipped`; the journal has two plays and an event more.
+    const s = newStream(65_536, async () => ({ shippedSeq: shipped.seq, activity: shippedActivity }));
+    try {
+      const b = await journal();
+      const other = await journal(false);
+      const c = await journal();
+      const seq = Number(await redis.get(keys.journalSeq()));
+      const fresh = await client(s);
+      await until('the snapshot', () => fresh.ids().length === 1);
+      expect(fresh.ids()).toEqual([`snapshot:${seq}`]);
+      expect(fresh.snapshot().latestPlays.map((p) => p.receiptId)).toEqual([c.receiptId, b.receiptId, shipped.receiptId]);
+      // Every journal event after `shipped` (a settle journals more than one), newest first.
+      const events = fresh.snapshot().latestEvents.map((e) => e.seq);
+      expect(events).toEqual(Array.from({ length: seq - shipped.seq }, (_, i) => seq - i));
+      expect(events).toEqual(expect.arrayContaining([c.seq, other.seq, b.seq]));
+      const d = await journal();
+      await until('the live play', () => fresh.ids().length === 2);
+      expect(fresh.ids()).toEqual([`snapshot:${seq}`, `play:${d.seq}`]);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('is left as analytics has it when analytics is up to date', async () => {
+    const a = await journal();
+    const s = newStream(65_536, async (game) => ({ shippedSeq: a.seq, activity: emptyActivity(game) }));
+    try {
+      const fresh = await client(s);
+      await until('the snapshot', () => fresh.ids().length === 1);
+      expect(fresh.snapshot()).toMatchObject({ latestPlays: [], latestEvents: [], topWagers: [] });
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe('without Redis', () => {
   it('a new client is told SERVICE_UNAVAILABLE within seconds instead of waiting for the subscription', async () => {
     const unreachable = new LivePlayStore(redis, keys, 'redis://127.0.0.1:1');
     const s = new ActivityStream({
       journal: unreachable,
       subscribe: (handlers) => unreachable.subscribe(handlers),
-      snapshot: async (game) => emptyActivity(game),
+      snapshot: emptySnapshot,
       settings: { keepAliveMs: 60_000, clientBufferBytes: 65_536, replayMaxEvents: 100 },
     });
     streams.push(s);
