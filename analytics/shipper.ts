@@ -39,10 +39,10 @@ export interface ShipperDeps {
   /**
    * How long events gather after a partial batch before the next read: the shipping lag under load is about
    * this plus one INSERT. Every INSERT writes a part in `journal_events` and in each of the four tables the views
-   * feed, and that fixed cost, not the rows, is most of what ingestion costs chDB; but a new SSE client's snapshot is
-   * read from ClickHouse, so this is also how stale that snapshot can be. A first event after a quiet spell goes out
-   * at once.
-   * @defaultValue 500
+   * feed, and that fixed cost, not the rows, is most of what ingestion costs chDB. Rankings may lag settlement by 2 s
+   * at p99 (issue 25); the live stream does not wait for it (a new client's snapshot adds the journal's unshipped
+   * plays, analytics/snapshot-tail.ts). A first event after a quiet spell goes out at once.
+   * @defaultValue 1000
    */
   flushMs?: number;
   /** Called after every INSERT with the new checkpoint (the worker beats the shipper heartbeat with it). */
@@ -106,7 +106,7 @@ export class JournalShipper {
     this.deps = {
       ...deps,
       batchSize: deps.batchSize ?? 20_000,
-      flushMs: deps.flushMs ?? 500,
+      flushMs: deps.flushMs ?? 1000,
       blockMs: deps.blockMs ?? 1000,
       now: deps.now ?? (() => new Date()),
       retry: deps.retry ?? { minMs: 200, maxMs: 10_000 },

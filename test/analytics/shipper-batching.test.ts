@@ -62,7 +62,7 @@ describe('shipper batching (chdb)', () => {
     await redis.quit();
   });
 
-  async function setup(options: { flushMs: number; batchSize: number }) {
+  async function setup(options: { flushMs?: number; batchSize: number }) {
     const inner = await env.open();
     await migrate(inner);
     const engine = new RecordingEngine(inner);
@@ -99,6 +99,20 @@ describe('shipper batching (chdb)', () => {
     for (let i = 1; i < inserts.length; i++) expect(inserts[i]!.at - inserts[i - 1]!.at).toBeGreaterThanOrEqual(flushMs - 50);
     expect(shipped.map((c) => c.seq)).toEqual(inserts.map((_, i) => inserts.slice(0, i + 1).reduce((n, x) => n + x.rows, 0)));
     expect(shipped.at(-1)).toEqual(shipper.checkpoint);
+  });
+
+  it('by default, gathers a trickle for a second: one INSERT a second, each a part in every table the views feed', async () => {
+    const { engine, journal, shipper } = await setup({ batchSize: 10_000 });
+    shipper.start();
+    let last = 0;
+    for (let i = 1; i <= 100; i++) {
+      [last] = (await journal.append([event(i)])) as [number];
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await shipper.waitFor(last);
+    const { inserts } = engine;
+    expect(inserts.length).toBeGreaterThan(1);
+    for (let i = 1; i < inserts.length; i++) expect(inserts[i]!.at - inserts[i - 1]!.at).toBeGreaterThanOrEqual(950);
   });
 
   it('sends a backlog in full batches back to back, whatever flushMs is', async () => {
