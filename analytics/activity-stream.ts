@@ -42,6 +42,7 @@ export interface ActivityStreamDeps {
   journal: {
     currentSeq(): Promise<number>;
     entriesAfter(afterSeq: number, max: number): Promise<JournalEntry[] | null>;
+    walkNewest(afterSeq: number, visit: (entry: JournalEntry) => boolean): Promise<void>;
   };
   subscribe(handlers: SubscriptionHandlers): PlaysSubscription;
   /** The activity of a game, as `GET /api/activity` answers it, and the journal seq it holds. */
@@ -188,20 +189,26 @@ export class ActivityStream {
     return [snapshotFrame(seq, await this.#upTo(seq, shippedSeq, activity))];
   }
 
-  /** The snapshot with the journal's events after `shippedSeq` and up to `seq` in it (the newest of them, when many). */
+  /**
+   * The snapshot with the journal's newest plays and events after `shippedSeq` and up to `seq` in its lists: read
+   * newest first until the lists are full, and never more than `replayMaxEvents` entries.
+   */
   async #upTo(seq: number, shippedSeq: number, activity: Activity): Promise<Activity> {
     if (shippedSeq >= seq) return activity;
-    const window = this.deps.settings.replayMaxEvents;
-    const from = Math.max(shippedSeq, seq - window);
-    // Events after `seq` may arrive meanwhile: they are the live plays that follow the snapshot.
-    const entries = await this.deps.journal.entriesAfter(from, 2 * window);
-    if (!entries) return activity;
+    const limit = parseLimit(undefined);
     const rows: JournalRow[] = [];
-    for (const [id, fields] of entries) {
+    let [plays, events, read] = [0, 0, 0];
+    await this.deps.journal.walkNewest(shippedSeq, ([id, fields]) => {
+      if (++read > this.deps.settings.replayMaxEvents) return false;
       const row = journalRowOf(id, fields);
-      if (row && row.seq <= seq) rows.push(row);
-    }
-    return withJournalTail(activity, rows, parseLimit(undefined));
+      // Events after `seq` arrived meanwhile: they are the live plays that follow the snapshot.
+      if (!row || row.seq > seq) return true;
+      rows.push(row);
+      if (takes(activity.game, row.eventGame)) events++;
+      if (row.play && takes(activity.game, row.play.game)) plays++;
+      return plays < limit || events < limit;
+    });
+    return withJournalTail(activity, rows.reverse(), limit);
   }
 
   #replayOf(game: GameFilter, afterSeq: number, entries: JournalEntry[]): { frames: string[]; bytes: number; lastSeq: number } {

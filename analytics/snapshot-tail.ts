@@ -3,8 +3,8 @@
  * snapshot's id is the seq at connect and only plays after it follow, so a play settled within the shipping lag
  * would be in neither; the journal's events after what was shipped are added to the activity's lists here.
  *
- * Only the newest-first lists (`latestPlays`, `latestEvents`) and `topWagers` take them: each is exact once merged.
- * The aggregates (`topActors`, `totals`) stay as analytics has them, which may lag settlement (issue 25: 2 s).
+ * Only the newest-first lists (`latestPlays`, `latestEvents`) take them, which the newest few events complete. The
+ * rest (`topWagers`, `topActors`, `totals`) stays as analytics has it, which may lag settlement (issue 25: 2 s).
  * @module
  */
 import type { Activity, Play, PublicEvent } from '../protocol/analytics.ts';
@@ -15,7 +15,7 @@ import { eventOf, playOfJournalRow } from './shapes.ts';
 const takes = (filter: GameFilter, game: string) => filter === 'all' || filter === game;
 
 /**
- * @param rows - journal rows newer than what the activity was read from, oldest first
+ * @param rows - the newest journal rows, all newer than what the activity was read from, oldest first
  * @param limit - the length of the activity's lists as it was asked for
  */
 export function withJournalTail(activity: Activity, rows: readonly JournalRow[], limit: number): Activity {
@@ -30,13 +30,9 @@ export function withJournalTail(activity: Activity, rows: readonly JournalRow[],
   if (plays.length === 0 && events.length === 0) return activity;
   const seqs = new Set(events.map((e) => e.seq));
   const receipts = new Set(plays.map((p) => p.receiptId));
-  const olderPlays = (list: Play[]) => list.filter((p) => !receipts.has(p.receiptId));
-  // Newer plays first among equal bets, as the query orders them (stable sort).
-  const topWagers = [...plays, ...olderPlays(activity.topWagers)].sort((a, b) => b.betAmount - a.betAmount).slice(0, limit);
   return {
     ...activity,
-    latestPlays: [...plays, ...olderPlays(activity.latestPlays)].slice(0, limit),
+    latestPlays: [...plays, ...activity.latestPlays.filter((p) => !receipts.has(p.receiptId))].slice(0, limit),
     latestEvents: [...events, ...activity.latestEvents.filter((e) => !seqs.has(e.seq))].slice(0, limit),
-    topWagers,
   };
 }

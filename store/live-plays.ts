@@ -71,6 +71,20 @@ export class LivePlayStore {
   }
 
   /**
+   * Walks the journal entries after `afterSeq`, newest first, until `visit` returns false or none are left: a new
+   * client's snapshot needs only the newest few of them, whatever the analytics lag.
+   */
+  async walkNewest(afterSeq: number, visit: (entry: JournalEntry) => boolean): Promise<void> {
+    let end = '+';
+    for (let count = 16; ; count = Math.min(READ_CHUNK, count * 4)) {
+      const chunk = (await this.redis.xrevrange(this.keys.journal(), end, '-', 'COUNT', count)) as JournalEntry[];
+      for (const entry of chunk) if (seqOf(entry[1]) <= afterSeq || !visit(entry)) return;
+      if (chunk.length < count) return;
+      end = `(${chunk[chunk.length - 1]![0]}`;
+    }
+  }
+
+  /**
    * Subscribes to the plays channel on a dedicated connection. It subscribes again by itself after a lost
    * connection (`handlers.lost` says when one was lost; messages in between are gone, the journal has them).
    */

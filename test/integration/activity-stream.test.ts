@@ -96,6 +96,19 @@ describe('the journal a resume reads', () => {
   });
 });
 
+describe('the journal a snapshot reads', () => {
+  it('walks the entries after a seq newest first, and stops where the visitor says', async () => {
+    const from = (await entry()).seq;
+    const rest = [await entry(), await entry(false), await entry(), await entry()];
+    const seen: number[] = [];
+    await store.walkNewest(from, ([, f]) => seen.push(Number(f[1])) > 0);
+    expect(seen).toEqual(rest.map((r) => r.seq).reverse());
+    const two: number[] = [];
+    await store.walkNewest(from, ([, f]) => two.push(Number(f[1])) < 2);
+    expect(two).toEqual(seen.slice(0, 2));
+  });
+});
+
 describe('a resume', () => {
   it('replays what fits in the client buffer; more plays than that get a snapshot instead', async () => {
     const s = newStream(4096);
@@ -143,6 +156,26 @@ describe("a new client's snapshot", () => {
       const d = await journal();
       await until('the live play', () => fresh.ids().length === 2);
       expect(fresh.ids()).toEqual([`snapshot:${seq}`, `play:${d.seq}`]);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('takes only the newest plays when analytics lags far behind', async () => {
+    const from = (await journal()).seq;
+    const made: { seq: number; receiptId: string }[] = [];
+    for (let i = 0; i < 30; i++) made.push(await journal());
+    const s = newStream(65_536, async (game) => ({ shippedSeq: from, activity: emptyActivity(game) }));
+    try {
+      const fresh = await client(s);
+      await until('the snapshot', () => fresh.ids().length === 1);
+      expect(fresh.snapshot().latestPlays.map((p) => p.receiptId)).toEqual(
+        made
+          .slice(-20)
+          .map((p) => p.receiptId)
+          .reverse(),
+      );
+      expect(fresh.snapshot().latestEvents).toHaveLength(20);
     } finally {
       await s.stop();
     }
