@@ -3,14 +3,14 @@
 // The result is packed for the trip back: what repeats from receipt to receipt (a passing receipt's list
 // of checks, the commit its anchor names) is sent once per tile, so copying it costs little on either side.
 import { TILE_WIDTH, decodeEntryBundle } from '../protocol/tlog-tiles.ts';
-import { leafHash } from '../protocol/merkle.ts';
+import { leafHash, rootFromLeafHashes } from '../protocol/merkle.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { keyAt, type TrustRootKey } from '../protocol/trust-root.ts';
 import { NodeMemo } from '../protocol/verify/proofs.ts';
 import type { Check } from '../protocol/verify/report.ts';
 import type { CheckName } from '../protocol/verify/check-names.ts';
 import { inspectReceipt, type ReceiptInspection } from '../protocol/verify/receipt.ts';
-import type { AnchorClaim } from '../protocol/verify/anchor.ts';
+import { summarizeTile, type SharedAnchor, type TileSummary } from '../protocol/verify/tile-summary.ts';
 import { ApiClient, type BodyBuffer } from './http.ts';
 import { readBundle } from './tiles.ts';
 
@@ -29,6 +29,8 @@ export interface TileTask {
   /** First entry to inspect (`start` unless the audit resumes inside this tile). */
   from: number;
   ackKeys: TrustRootKey[];
+  /** Inspections entry by entry, never a summary (a summary the log's state did not accept). */
+  detail?: boolean;
 }
 
 export interface BundleTask {
@@ -42,6 +44,7 @@ export interface BundleTask {
   /** The receipt bundle (JSON, UTF-8), or why it could not be read. */
   receipts: Uint8Array | ReadProblem;
   ackKeys: TrustRootKey[];
+  detail?: boolean;
 }
 
 /** An inspection with its shared parts replaced by indices into the tile's tables. */
@@ -64,8 +67,12 @@ type PackedInspection = [
 
 export interface BundleResult {
   start: number;
-  /** Leaf hash of each entry from `from` on; null when the bundle could not be read. */
+  /** Leaf hash of each entry from `from` on; null when the bundle could not be read, or when summarized. */
   leaves: string[] | null;
+  /** When every receipt passed its own checks: the tile summarized, in place of `leaves` and `packed`. */
+  summary: TileSummary | null;
+  /** With a summary: the leaf hashes from `from` on, 32 bytes each. */
+  leafBytes: Uint8Array | null;
   /** One packed inspection per entry from `from` on (null: no receipt); null when the receipts could not be read. */
   packed: (PackedInspection | null)[] | null;
   checkLists: Check[][];
@@ -92,8 +99,6 @@ class Table<T> {
 
 const sameChecks = (a: readonly Check[], b: readonly Check[]): boolean =>
   a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.status === b[i]!.status && c.reason === b[i]!.reason);
-
-type SharedAnchor = Omit<AnchorClaim, 'betLogIndex'>;
 
 const sameAnchor = (a: SharedAnchor, b: SharedAnchor): boolean =>
   a.entryCount === b.entryCount &&
@@ -212,14 +217,16 @@ function receiptTexts(bytes: Uint8Array, width: number): string[] | null {
 }
 
 export function inspectBundle(task: BundleTask): BundleResult {
-  const out: BundleResult = { start: task.start, leaves: null, packed: null, checkLists: [], anchors: [], problem: null };
+  const out: BundleResult = { start: task.start, leaves: null, summary: null, leafBytes: null, packed: null, checkLists: [], anchors: [], problem: null };
   const skip = task.from - task.start;
   const count = task.width - skip;
+  let leafBytes: Uint8Array[] = [];
   if (task.entries instanceof Uint8Array) {
     try {
-      out.leaves = decodeEntryBundle(task.entries, task.width)
+      leafBytes = decodeEntryBundle(task.entries, task.width)
         .slice(skip)
-        .map((e) => toHex(leafHash(e)));
+        .map((e) => leafHash(e));
+      out.leaves = leafBytes.map(toHex);
     } catch (err) {
       out.problem = { reason: `the entry bundle is malformed: ${(err as Error).message}`, withheld: true };
       return out;
@@ -238,10 +245,22 @@ export function inspectBundle(task: BundleTask): BundleResult {
   const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', at) };
   const inspectAll = (receiptAt: (i: number) => unknown): void => {
     const memo = new NodeMemo();
+    const inspections = Array.from({ length: count }, (_, i) => inspectReceipt(receiptAt(skip + i), ctx, { bulk: true, memo }));
+    const leaves = out.leaves as string[];
+    const whole = skip === 0 && task.width === TILE_WIDTH;
+    const summary = task.detail ? null : summarizeTile(task.from, leaves, inspections, whole ? toHex(rootFromLeafHashes(leafBytes)) : null);
+    if (summary) {
+      const bytes = new Uint8Array(count * 32);
+      for (const [i, leaf] of leafBytes.entries()) bytes.set(leaf, i * 32);
+      out.summary = summary;
+      out.leafBytes = bytes;
+      out.leaves = null;
+      return;
+    }
     const checkLists = new Table<Check[]>();
     const anchors = new Table<SharedAnchor>();
     const packNext = packer(checkLists, anchors);
-    out.packed = Array.from({ length: count }, (_, i) => packNext(inspectReceipt(receiptAt(skip + i), ctx, { bulk: true, memo }), out.leaves?.[i]));
+    out.packed = inspections.map((x, i) => packNext(x, leaves[i]));
     out.checkLists = checkLists.list;
     out.anchors = anchors.list;
   };
