@@ -242,7 +242,9 @@ export function inspectBundle(task: BundleTask): BundleResult {
   }
   // Ack keys come from the pinned trust root: a receipt can never choose the key its ack is checked with.
   const ackRoot = { keys: { ack: task.ackKeys, anchor: [], keeper: [] } } as unknown as Parameters<typeof keyAt>[0];
-  const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', at) };
+  // Each key's validFrom is parsed once per tile, not once per receipt.
+  const validFrom = task.ackKeys.map((k) => Date.parse(k.validFrom));
+  const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', Date.parse(at), validFrom) };
   const inspectAll = (receiptAt: (i: number) => unknown): void => {
     const memo = new NodeMemo();
     const inspections = Array.from({ length: count }, (_, i) => inspectReceipt(receiptAt(skip + i), ctx, { bulk: true, memo }));
