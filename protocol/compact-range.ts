@@ -79,26 +79,6 @@ export class CompactRange {
     this.#size++;
   }
 
-  /**
-   * Appends the root of a perfect subtree of `2^height` leaves, as appending them one by one would.
-   * @throws {RangeError} when the range's size is not a multiple of the subtree's
-   */
-  appendSubtree(root: Uint8Array, height: number): void {
-    if (!isHash(root)) throw new TypeError('subtree roots must be 32 bytes');
-    if (!Number.isSafeInteger(height) || height < 0 || height > 52 || this.#size % 2 ** height !== 0)
-      throw new RangeError(`a subtree of height ${height} cannot start at ${this.#size}`);
-    let hash = root;
-    let h = height;
-    while (this.#heights.length > 0 && this.#heights[this.#heights.length - 1] === h) {
-      this.#heights.pop();
-      hash = nodeHash(this.#hashes.pop() as Uint8Array, hash);
-      h++;
-    }
-    this.#hashes.push(hash === root ? root.slice() : hash);
-    this.#heights.push(h);
-    this.#size += 2 ** height;
-  }
-
   /** RFC 6962 root of the range (the empty root for size 0). */
   root(): Uint8Array {
     if (this.#hashes.length === 0) return EMPTY_ROOT.slice();

@@ -115,16 +115,12 @@ export function trustRootDifferences(a: TrustRoot, b: TrustRoot): string[] {
 /**
  * The key of `role` that signed at `at` (ISO time or ms): the newest whose validFrom is not later; the
  * oldest key when `at` precedes them all (a time the operator claims is never a reason to switch keys).
- * @param validFrom each key's validFrom in ms, parsed once by a caller that asks many times
  */
-export function keyAt(root: TrustRoot, role: TrustRootRole, at: string | number, validFrom?: readonly number[]): string {
+export function keyAt(root: TrustRoot, role: TrustRootRole, at: string | number): string {
   const t = typeof at === 'number' ? at : Date.parse(at);
   const list = root.keys[role];
   let key = list[0] as TrustRootKey;
-  for (let i = 0; i < list.length; i++) {
-    const k = list[i] as TrustRootKey;
-    if (Number.isFinite(t) && (validFrom?.[i] ?? Date.parse(k.validFrom)) <= t) key = k;
-  }
+  for (const k of list) if (Number.isFinite(t) && Date.parse(k.validFrom) <= t) key = k;
   return key.publicKey;
 }
 

@@ -66,25 +66,16 @@ export async function auditEntries(ctx: VerifierContext, input: AuditInput): Pro
   try {
     for (let tile = first; tile <= last && count > 0; tile++) {
       launch();
-      let result = await jobs.get(tile)!;
+      const result = await jobs.get(tile)!;
       jobs.delete(tile);
-      // Leaves and inspections start at the audit's first entry, which may be inside the first tile.
-      const offset = Math.max(start, result.start);
-      if (result.summary && result.leafBytes) {
-        if (audit.addTile(offset, result.summary, result.leafBytes)) {
-          ctx.progress.update(audit.size - start);
-          continue;
-        }
-        // Some entry would not pass against the log's state: read again, entry by entry, for each one's verdict.
-        const width = Math.min(TILE_WIDTH, input.to - tile * TILE_WIDTH);
-        result = await inspector.inspect({ api: ctx.api.base, start: tile * TILE_WIDTH, width, from: offset, ackKeys: ctx.trust.root.keys.ack, detail: true });
-      }
       if (!result.leaves) {
         // Without the leaves the tree cannot go on: everything from here is unread.
         const from = Math.max(start, result.start);
         audit.missing(from, input.to, result.problem?.reason ?? 'unreadable', result.problem?.withheld ? 'fail' : 'error');
         break;
       }
+      // Leaves and inspections start at the audit's first entry, which may be inside the first tile.
+      const offset = Math.max(start, result.start);
       result.leaves.forEach((leafHex, i) => {
         audit.add({ index: offset + i, leafHex, inspection: unpackInspection(result, i), problem: result.problem });
       });

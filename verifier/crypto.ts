@@ -80,8 +80,7 @@ function sodiumBackend(sodium: Sodium): CryptoBackend {
     ...common(),
     ed25519Verify(signature, message, publicKey) {
       if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;
-      // sodium-native takes any typed array (it reads buffer, offset and length): no Buffer view is needed.
-      return sodium.crypto_sign_verify_detached(signature, message, publicKey);
+      return sodium.crypto_sign_verify_detached(asBuffer(signature), asBuffer(message), asBuffer(publicKey));
     },
   };
 }

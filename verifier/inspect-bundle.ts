@@ -3,14 +3,14 @@
 // The result is packed for the trip back: what repeats from receipt to receipt (a passing receipt's list
 // of checks, the commit its anchor names) is sent once per tile, so copying it costs little on either side.
 import { TILE_WIDTH, decodeEntryBundle } from '../protocol/tlog-tiles.ts';
-import { leafHash, rootFromLeafHashes } from '../protocol/merkle.ts';
+import { leafHash } from '../protocol/merkle.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { keyAt, type TrustRootKey } from '../protocol/trust-root.ts';
 import { NodeMemo } from '../protocol/verify/proofs.ts';
 import type { Check } from '../protocol/verify/report.ts';
 import type { CheckName } from '../protocol/verify/check-names.ts';
 import { inspectReceipt, type ReceiptInspection } from '../protocol/verify/receipt.ts';
-import { summarizeTile, type SharedAnchor, type TileSummary } from '../protocol/verify/tile-summary.ts';
+import type { AnchorClaim } from '../protocol/verify/anchor.ts';
 import { ApiClient, type BodyBuffer } from './http.ts';
 import { readBundle } from './tiles.ts';
 
@@ -29,8 +29,6 @@ export interface TileTask {
   /** First entry to inspect (`start` unless the audit resumes inside this tile). */
   from: number;
   ackKeys: TrustRootKey[];
-  /** Inspections entry by entry, never a summary (a summary the log's state did not accept). */
-  detail?: boolean;
 }
 
 export interface BundleTask {
@@ -44,7 +42,6 @@ export interface BundleTask {
   /** The receipt bundle (JSON, UTF-8), or why it could not be read. */
   receipts: Uint8Array | ReadProblem;
   ackKeys: TrustRootKey[];
-  detail?: boolean;
 }
 
 /** An inspection with its shared parts replaced by indices into the tile's tables. */
@@ -67,12 +64,8 @@ type PackedInspection = [
 
 export interface BundleResult {
   start: number;
-  /** Leaf hash of each entry from `from` on; null when the bundle could not be read, or when summarized. */
+  /** Leaf hash of each entry from `from` on; null when the bundle could not be read. */
   leaves: string[] | null;
-  /** When every receipt passed its own checks: the tile summarized, in place of `leaves` and `packed`. */
-  summary: TileSummary | null;
-  /** With a summary: the leaf hashes from `from` on, 32 bytes each. */
-  leafBytes: Uint8Array | null;
   /** One packed inspection per entry from `from` on (null: no receipt); null when the receipts could not be read. */
   packed: (PackedInspection | null)[] | null;
   checkLists: Check[][];
@@ -99,6 +92,8 @@ class Table<T> {
 
 const sameChecks = (a: readonly Check[], b: readonly Check[]): boolean =>
   a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.status === b[i]!.status && c.reason === b[i]!.reason);
+
+type SharedAnchor = Omit<AnchorClaim, 'betLogIndex'>;
 
 const sameAnchor = (a: SharedAnchor, b: SharedAnchor): boolean =>
   a.entryCount === b.entryCount &&
@@ -217,16 +212,14 @@ function receiptTexts(bytes: Uint8Array, width: number): string[] | null {
 }
 
 export function inspectBundle(task: BundleTask): BundleResult {
-  const out: BundleResult = { start: task.start, leaves: null, summary: null, leafBytes: null, packed: null, checkLists: [], anchors: [], problem: null };
+  const out: BundleResult = { start: task.start, leaves: null, packed: null, checkLists: [], anchors: [], problem: null };
   const skip = task.from - task.start;
   const count = task.width - skip;
-  let leafBytes: Uint8Array[] = [];
   if (task.entries instanceof Uint8Array) {
     try {
-      leafBytes = decodeEntryBundle(task.entries, task.width)
+      out.leaves = decodeEntryBundle(task.entries, task.width)
         .slice(skip)
-        .map((e) => leafHash(e));
-      out.leaves = leafBytes.map(toHex);
+        .map((e) => toHex(leafHash(e)));
     } catch (err) {
       out.problem = { reason: `the entry bundle is malformed: ${(err as Error).message}`, withheld: true };
       return out;
@@ -242,27 +235,13 @@ export function inspectBundle(task: BundleTask): BundleResult {
   }
   // Ack keys come from the pinned trust root: a receipt can never choose the key its ack is checked with.
   const ackRoot = { keys: { ack: task.ackKeys, anchor: [], keeper: [] } } as unknown as Parameters<typeof keyAt>[0];
-  // Each key's validFrom is parsed once per tile, not once per receipt.
-  const validFrom = task.ackKeys.map((k) => Date.parse(k.validFrom));
-  const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', Date.parse(at), validFrom) };
+  const ctx = { ackPublicKey: (at: string) => keyAt(ackRoot, 'ack', at) };
   const inspectAll = (receiptAt: (i: number) => unknown): void => {
     const memo = new NodeMemo();
-    const inspections = Array.from({ length: count }, (_, i) => inspectReceipt(receiptAt(skip + i), ctx, { bulk: true, memo }));
-    const leaves = out.leaves as string[];
-    const whole = skip === 0 && task.width === TILE_WIDTH;
-    const summary = task.detail ? null : summarizeTile(task.from, leaves, inspections, whole ? toHex(rootFromLeafHashes(leafBytes)) : null);
-    if (summary) {
-      const bytes = new Uint8Array(count * 32);
-      for (const [i, leaf] of leafBytes.entries()) bytes.set(leaf, i * 32);
-      out.summary = summary;
-      out.leafBytes = bytes;
-      out.leaves = null;
-      return;
-    }
     const checkLists = new Table<Check[]>();
     const anchors = new Table<SharedAnchor>();
     const packNext = packer(checkLists, anchors);
-    out.packed = inspections.map((x, i) => packNext(x, leaves[i]));
+    out.packed = Array.from({ length: count }, (_, i) => packNext(inspectReceipt(receiptAt(skip + i), ctx, { bulk: true, memo }), out.leaves?.[i]));
     out.checkLists = checkLists.list;
     out.anchors = anchors.list;
   };

@@ -87,15 +87,14 @@ export function workerInspector(size: number): Inspector {
 
 /** Serves tile inspections on a worker thread. */
 export async function serveWorker(
-  port: { on(event: 'message', fn: (message: { id: number; task: TileTask }) => void): void; postMessage(v: unknown, transfer: ArrayBuffer[]): void },
+  port: { on(event: 'message', fn: (message: { id: number; task: TileTask }) => void): void; postMessage(v: unknown): void },
   installCrypto: () => void,
 ): Promise<void> {
   installCrypto();
   port.on('message', ({ id, task }) => {
     inspectTile(task).then(
-      // The leaves are moved, not copied: the worker has no further use for them.
-      (result) => port.postMessage({ id, result }, result.leafBytes ? [result.leafBytes.buffer as ArrayBuffer] : []),
-      (err: unknown) => port.postMessage({ id, error: (err as Error).message }, []),
+      (result) => port.postMessage({ id, result }),
+      (err: unknown) => port.postMessage({ id, error: (err as Error).message }),
     );
   });
 }

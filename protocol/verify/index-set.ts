@@ -52,30 +52,19 @@ export class IndexSet {
 
   /** Adds `n`; false when it was already there. */
   add(n: number): boolean {
-    return this.addRun(n, n);
-  }
-
-  /** Whether any of `lo…hi` is in the set. */
-  hasAnyIn(lo: number, hi: number): boolean {
-    const i = this.#find(hi);
-    return i >= 0 && (this.#ranges[i] as [number, number])[1] >= lo;
-  }
-
-  /** Adds every index of `lo…hi` (lo ≤ hi); false, adding none, when any of them was already there. */
-  addRun(lo: number, hi: number): boolean {
-    if (this.hasAnyIn(lo, hi)) return false;
-    const i = this.#find(lo);
+    const i = this.#find(n);
     const left = this.#ranges[i];
+    if (left && left[1] >= n) return false;
     const right = this.#ranges[i + 1];
-    const joinsLeft = left !== undefined && left[1] === lo - 1;
-    const joinsRight = right !== undefined && right[0] === hi + 1;
+    const joinsLeft = left !== undefined && left[1] === n - 1;
+    const joinsRight = right !== undefined && right[0] === n + 1;
     if (joinsLeft && joinsRight) {
       left[1] = right[1];
       this.#ranges.splice(i + 1, 1);
-    } else if (joinsLeft) left[1] = hi;
-    else if (joinsRight) right[0] = lo;
-    else this.#ranges.splice(i + 1, 0, [lo, hi]);
-    this.#count += hi - lo + 1;
+    } else if (joinsLeft) left[1] = n;
+    else if (joinsRight) right[0] = n;
+    else this.#ranges.splice(i + 1, 0, [n, n]);
+    this.#count++;
     return true;
   }
 }

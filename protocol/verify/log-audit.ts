@@ -13,10 +13,9 @@ import { fromHex, toHex } from '../encoding.ts';
 import type { CheckName } from './check-names.ts';
 import { Checks, Tally, type Check, type Report } from './report.ts';
 import { chainChecks, receiptReport, type ReceiptContext, type ReceiptInspection } from './receipt.ts';
-import { sessionKeyChecker, type SessionKeyLookup } from './session-key.ts';
-import { checkAnchorOnChain } from './anchor.ts';
+import { checkSessionKey, type SessionKeyLookup } from './session-key.ts';
+import type { SessionKeyUse } from './turn.ts';
 import { IndexSet } from './index-set.ts';
-import type { TileSummary } from './tile-summary.ts';
 
 /** A root the log must have at a size: an on-chain commit, or a signed checkpoint. */
 export interface ExpectedRoot {
@@ -77,8 +76,7 @@ export class LogAudit {
   readonly #cleanLists = new Map<readonly Check[], number>();
   readonly #failed: Report[] = [];
   #failedCount = 0;
-  /** Per key, in order of first use, its uses in log order (in columns: no object per use). */
-  readonly #keys = new Map<string, { betPayloadHash: string; checks: CheckName[]; receiptIds: string[]; committedAt: string[] }>();
+  readonly #keys = new Map<string, { index: number; receiptId: string; use: SessionKeyUse }[]>();
   /** Roots reproduced, by size (for the caller's saved state). */
   readonly reproduced = new Map<number, string>();
 
@@ -100,7 +98,16 @@ export class LogAudit {
   add(entry: AuditEntry): void {
     if (entry.index !== this.range.size) throw new RangeError(`entry ${entry.index} is not the next entry (${this.range.size})`);
     this.range.append(fromHex(entry.leafHex, 32));
-    this.#checkRoot();
+    const expected = this.#opts.roots.get(this.range.size);
+    if (expected) {
+      const root = toHex(this.range.root());
+      this.reproduced.set(this.range.size, root);
+      this.#roots.item(
+        root === expected.rootHex
+          ? null
+          : `${expected.source} names root ${expected.rootHex.slice(0, 12)}… for size ${this.range.size}, the published entries give ${root.slice(0, 12)}… (a fork or a rewritten entry)`,
+      );
+    }
     const { inspection } = entry;
     if (!inspection) {
       const reason = `entry ${entry.index} has no receipt${entry.problem ? `: ${entry.problem.reason}` : ''}`;
@@ -130,112 +137,11 @@ export class LogAudit {
       if (!fresh) chain.push({ name: 'rng-index-unique', status: 'fail', reason: `rng index ${use.index} was used by an earlier entry` });
     }
     for (const use of inspection.sessionKeys) {
-      const uses = this.#usesOf(use.sessionPubkey, use.betPayloadHash);
-      uses.checks.push(use.check);
-      uses.receiptIds.push(id);
-      uses.committedAt.push(use.committedAt);
+      const list = this.#keys.get(use.sessionPubkey) ?? [];
+      list.push({ index: entry.index, receiptId: id, use });
+      this.#keys.set(use.sessionPubkey, list);
     }
     this.#tallyReceipt(id, inspection, chain);
-  }
-
-  #usesOf(sessionPubkey: string, betPayloadHash: string) {
-    let uses = this.#keys.get(sessionPubkey);
-    if (!uses) {
-      uses = { betPayloadHash, checks: [], receiptIds: [], committedAt: [] };
-      this.#keys.set(sessionPubkey, uses);
-    }
-    return uses;
-  }
-
-  /**
-   * Adds the next `summary.count` entries from a tile's summary, with the checks {@link add} would make of
-   * each: the leaves extend the range (and reproduce any root due inside), every distinct anchor is checked
-   * on-chain, each chain's lowest reveal is linked, the used indices must all be new.
-   * @param leaves the entries' leaf hashes, 32 bytes each, one after another
-   * @returns false, having changed nothing, when an entry would not pass (the caller then adds them one by one)
-   * @throws {RangeError} when `index` is not the next index or the leaves do not match the count
-   */
-  addTile(index: number, summary: TileSummary, leaves: Uint8Array): boolean {
-    if (index !== this.range.size) throw new RangeError(`entry ${index} is not the next entry (${this.range.size})`);
-    if (leaves.length !== summary.count * 32) throw new RangeError(`a tile of ${summary.count} entries needs ${summary.count * 32} bytes of leaves`);
-    const chainPasses = new Map<CheckName, number>();
-    const passed = (name: CheckName, n: number) => chainPasses.set(name, (chainPasses.get(name) ?? 0) + n);
-    for (const { anchor, count } of summary.anchors) {
-      const checks = new Checks();
-      checkAnchorOnChain({ ...anchor, betLogIndex: index }, this.#opts.context, checks);
-      for (const c of checks.list) {
-        if (c.status !== 'pass') return false;
-        passed(c.name, count);
-      }
-    }
-    for (const { head, runs } of summary.used) {
-      const set = this.used.get(head);
-      for (let k = 0; set && k < runs.length; k += 2) if (set.hasAnyIn(runs[k] as number, runs[k + 1] as number)) return false;
-    }
-    // Linking changes nothing but the anchored points, and only with values proven to be on the chain.
-    for (const run of summary.rng) if (!this.#opts.context.rng.link(run.head, run.lo, run.loValue).ok) return false;
-    for (const run of summary.rng) {
-      if (run.hi !== run.lo) this.#opts.context.rng.addPoint?.(run.head, run.hi, run.hiValue);
-      for (const [name, n] of run.checks) passed(name, n);
-    }
-
-    this.#appendLeaves(summary, leaves);
-    this.#served.passed(summary.count);
-    this.#leaves.passed(summary.count);
-    this.#receipts.passed(summary.count);
-    for (const { head, runs } of summary.used) {
-      let set = this.used.get(head);
-      if (!set) {
-        set = new IndexSet();
-        this.used.set(head, set);
-      }
-      for (let k = 0; k < runs.length; k += 2) {
-        set.addRun(runs[k] as number, runs[k + 1] as number);
-        this.#unique.passed((runs[k + 1] as number) - (runs[k] as number) + 1);
-      }
-    }
-    for (const k of summary.keys) {
-      const uses = this.#usesOf(k.sessionPubkey, k.betPayloadHash);
-      uses.checks.push(...k.checks);
-      uses.receiptIds.push(...k.receiptIds);
-      uses.committedAt.push(...k.committedAt);
-    }
-    for (const { checks, count } of summary.lists) {
-      this.#cleanLists.set(checks, (this.#cleanLists.get(checks) ?? 0) + count);
-      if (this.#cleanLists.size > 1024) this.#expandCleanLists();
-    }
-    for (const [name, n] of chainPasses) this.#countsOf(name).pass += n;
-    return true;
-  }
-
-  // A whole aligned tile with no root due inside it joins the range as one subtree; otherwise leaf by leaf.
-  #appendLeaves(summary: TileSummary, leaves: Uint8Array): void {
-    const start = this.range.size;
-    const end = start + summary.count;
-    let inside = false;
-    for (const size of this.#opts.roots.keys()) if (size > start && size < end) inside = true;
-    if (summary.subtreeRoot !== null && !inside && summary.count === 256 && start % 256 === 0) {
-      this.range.appendSubtree(fromHex(summary.subtreeRoot, 32), 8);
-      this.#checkRoot();
-      return;
-    }
-    for (let i = 0; i < summary.count; i++) {
-      this.range.append(leaves.subarray(i * 32, i * 32 + 32));
-      this.#checkRoot();
-    }
-  }
-
-  // The root the chain expects at the range's size, if any, must be the range's.
-  #checkRoot(): void {
-    const expected = this.#opts.roots.get(this.range.size);
-    if (!expected) return;
-    const root = toHex(this.range.root());
-    this.reproduced.set(this.range.size, root);
-    this.#roots.item(
-      root === expected.rootHex
-        ? null
-        : `${expected.source} names root ${expected.rootHex.slice(0, 12)}… for size ${this.range.size}, the published entries give ${root.slice(0, 12)}… (a fork or a rewritten entry)`,
-    );
   }
 
   /** Entries `[from, to)` that the chain commits but that could not be read (`fail`: withheld; `error`: unreachable). */
@@ -246,7 +152,7 @@ export class LogAudit {
 
   /** Each session key the audited entries used, with one bet that names it (for the service's pointer). */
   sessionKeys(): { sessionPubkey: string; betPayloadHash: string }[] {
-    return [...this.#keys].map(([sessionPubkey, uses]) => ({ sessionPubkey, betPayloadHash: uses.betPayloadHash }));
+    return [...this.#keys].map(([sessionPubkey, uses]) => ({ sessionPubkey, betPayloadHash: (uses[0] as { use: SessionKeyUse }).use.betPayloadHash }));
   }
 
   /**
@@ -310,10 +216,11 @@ export class LogAudit {
   finish(lookup: (sessionPubkey: string) => SessionKeyLookup | undefined, subject?: string): Report[] {
     const keys = new Tally('session-key');
     for (const [key, uses] of this.#keys) {
-      const check = sessionKeyChecker(key, lookup(key));
-      for (let u = 0; u < uses.receiptIds.length; u++) {
-        const receiptId = uses.receiptIds[u] as string;
-        const c = check(uses.checks[u] as CheckName, uses.committedAt[u] as string);
+      const found = lookup(key);
+      for (const { receiptId, use } of uses) {
+        const checks = new Checks();
+        checkSessionKey(use, found, checks);
+        const c = checks.list[0] as Check;
         if (c.status === 'fail') keys.item(`${receiptId}: ${c.reason}`);
         else if (c.status === 'error') keys.unchecked(`${receiptId}: ${c.reason}`);
         else if (c.status === 'pass') keys.item(null);

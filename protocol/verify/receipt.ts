@@ -20,8 +20,6 @@ import type { NodeMemo } from './proofs.ts';
 /** Links RNG reveals to chain heads committed on-chain (RngAnchors does). */
 export interface RngLinker {
   link(headHex: string, index: number, valueHex: string): VerifyResult;
-  /** Registers a value already proven to chain down to a linked one, so later links start from it. */
-  addPoint?(headHex: string, index: number, valueHex: string): void;
 }
 
 export interface InspectContext {

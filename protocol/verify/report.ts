@@ -88,11 +88,6 @@ export class Tally {
     if (failure) this.#reasons.push(failure);
   }
 
-  /** Counts `n` items that passed. */
-  passed(n: number): void {
-    this.#items += n;
-  }
-
   /** Counts an item that could not be checked. */
   unchecked(reason: string): void {
     this.#items++;

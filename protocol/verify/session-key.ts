@@ -9,8 +9,7 @@
  * @module
  */
 import { soleSignerMemos, type RpcTransaction } from './chain.ts';
-import type { Check, Checks } from './report.ts';
-import type { CheckName } from './check-names.ts';
+import type { Checks } from './report.ts';
 import type { SessionKeyUse } from './turn.ts';
 
 /**
@@ -80,20 +79,10 @@ export function sortKeyEvents(events: readonly KeyEvent[]): KeyEvent[] {
  * @returns null when authorized, else the reason
  */
 export function authorizationProblem(history: SessionKeyHistory, committedAt: string): { fail: string } | { error: string } | null {
-  return authorizationOf(history)(committedAt);
-}
-
-/** {@link authorizationProblem} for one key's history, its events sorted once for the many bets it committed. */
-export function authorizationOf(history: SessionKeyHistory): (committedAt: string) => { fail: string } | { error: string } | null {
-  const events = sortKeyEvents(history.events);
-  return (committedAt) => authorizationAmong(history, events, committedAt);
-}
-
-function authorizationAmong(history: SessionKeyHistory, events: readonly KeyEvent[], committedAt: string): { fail: string } | { error: string } | null {
   const t = Date.parse(committedAt);
   if (!Number.isFinite(t)) return { fail: `the commit time ${JSON.stringify(committedAt)} is not a time` };
   let state: KeyEvent | null = null;
-  for (const e of events) {
+  for (const e of sortKeyEvents(history.events)) {
     if (e.blockTime === null) return { error: `the RPC reports no block time for ${e.signature}` };
     const at = e.blockTime * 1000;
     const counts = e.kind === 'setup' ? at <= t + SETUP_CLOCK_SKEW_MS : at + REVOKE_GRACE_MS < t;
@@ -114,21 +103,4 @@ export function checkSessionKey(use: SessionKeyUse, lookup: SessionKeyLookup | u
   if (!problem) return checks.pass(use.check);
   if ('error' in problem) return checks.error(use.check, problem.error);
   checks.fail(use.check, problem.fail);
-}
-
-/**
- * {@link checkSessionKey} for the many bets of one key: the lookup is read and the history sorted once.
- * @returns the check of a bet committed at `committedAt`, under the name `check`
- */
-export function sessionKeyChecker(sessionPubkey: string, lookup: SessionKeyLookup | undefined): (check: CheckName, committedAt: string) => Check {
-  if (lookup === undefined) return (name) => ({ name, status: 'skip', reason: "the key's on-chain authorization was not looked up" });
-  if (lookup.status === 'missing') return (name) => ({ name, status: 'fail', reason: lookup.reason });
-  if (lookup.status === 'unavailable') return (name) => ({ name, status: 'error', reason: lookup.reason });
-  if (lookup.history.sessionPubkey !== sessionPubkey) return (name) => ({ name, status: 'fail', reason: 'the on-chain history is for another key' });
-  const problemAt = authorizationOf(lookup.history);
-  return (name, committedAt) => {
-    const problem = problemAt(committedAt);
-    if (!problem) return { name, status: 'pass' };
-    return 'error' in problem ? { name, status: 'error', reason: problem.error } : { name, status: 'fail', reason: problem.fail };
-  };
 }
