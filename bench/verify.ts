@@ -126,7 +126,8 @@ export async function benchVerify(): Promise<Record<string, number>> {
   const service = await startBenchService({ DATA_DIR: dataDir, REDIS_PREFIX: prefix, ANCHOR_MAX_ENTRIES: '10000', ANCHOR_MAX_DELAY_MS: '500' });
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const keys = new Keys(prefix);
-  const cli = path.resolve(import.meta.dirname, '../verifier/dist/pfws-verify.mjs');
+  // BENCH_VERIFY_CLI=<file> measures that build of the CLI (e.g. one built from a base commit) against the same service.
+  const cli = process.env.BENCH_VERIFY_CLI ? path.resolve(process.env.BENCH_VERIFY_CLI) : path.resolve(import.meta.dirname, '../verifier/dist/pfws-verify.mjs');
   // BENCH_CLI_CPU_PROFILE=<dir> writes a V8 CPU profile of each CLI run, one per thread (main and every worker).
   const profile = process.env.BENCH_CLI_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CLI_CPU_PROFILE}`] : [];
   const verify = async (args: string[], stateDir: string) => {
@@ -147,7 +148,7 @@ export async function benchVerify(): Promise<Record<string, number>> {
     return poll.ms as number;
   };
   try {
-    await run(process.execPath, [path.resolve(import.meta.dirname, '../verifier/build.mjs')]);
+    if (!process.env.BENCH_VERIFY_CLI) await run(process.execPath, [path.resolve(import.meta.dirname, '../verifier/build.mjs')]);
     const players: SyntheticPlayer[] = [];
     for (let i = 0; i < 4; i++) {
       const p = await new Player(service.api, service.rpcUrl).onboard(10);
