@@ -32,36 +32,32 @@ export async function topWagersFilledTo(engine: AnalyticsEngine): Promise<number
 
 /**
  * Fills every whole hour before `completeBeforeMs` that is not filled yet (back to 24 h before it), one INSERT per
- * UTC day so each is one part of the table's daily partitions: its rows and its markers land together or not at all.
- * The caller passes a time before which every play is already in `plays`.
+ * hour: each is one part, so an hour's rows and its marker land together or not at all, and one sort never holds more
+ * than an hour of plays. The caller passes a time before which every play is already in `plays`.
  * @returns the new {@link topWagersFilledTo}
  */
 export async function fillTopWagers(engine: AnalyticsEngine, completeBeforeMs: number): Promise<number> {
   const to = floorTo(completeBeforeMs, HOUR_MS);
-  let from = Math.max(await topWagersFilledTo(engine), floorTo(to - WINDOW_MS, HOUR_MS));
-  while (from < to) {
-    const dayEnd = Math.min(to, floorTo(from, DAY_MS) + DAY_MS);
-    const hours: bigint[] = [];
-    for (let h = from; h < dayEnd; h += HOUR_MS) hours.push(BigInt(h / 1000));
+  let from = Math.max(await topWagersFilledTo(engine), to - WINDOW_MS);
+  for (; from < to; from += HOUR_MS) {
+    const hour = new Date(from);
     // The inner aliases differ from the outer names: ClickHouse 18.16 cannot alias an ARRAY JOIN result to an
-    // existing column's name. The guard keeps a second filler (a lease handover) from adding the hours twice.
+    // existing column's name. The guard keeps a second filler (a lease handover) from adding the hour twice.
     await engine.exec(sql`INSERT INTO top_wagers (${COLUMNS}) SELECT ${COLUMNS} FROM (
-      SELECT gameSlice AS slice, toStartOfHour(toDateTime(intDiv(ms, 1000), 'UTC')) AS hour, g AS game, s AS seq, r AS receiptId,
-        p AS player, src AS source, b AS betAmount, po AS payout, w AS won, ms AS settledAtMs
+      SELECT gameSlice AS slice, ${hour} AS hour, g AS game, s AS seq, r AS receiptId, p AS player, src AS source,
+        b AS betAmount, po AS payout, w AS won, ms AS settledAtMs
       FROM (
         SELECT game AS g, seq AS s, receiptId AS r, player AS p, source AS src, betAmount AS b, payout AS po, won AS w, settledAtMs AS ms
-        FROM plays WHERE settledAtMs >= ${from} AND settledAtMs < ${dayEnd}
+        FROM plays WHERE settledAtMs >= ${from} AND settledAtMs < ${from + HOUR_MS}
       )
       ARRAY JOIN [g, ${ALL}] AS gameSlice
       ORDER BY betAmount DESC, seq DESC
-      LIMIT ${TOP_WAGERS_PER_HOUR} BY slice, hour
+      LIMIT ${TOP_WAGERS_PER_HOUR} BY slice
       UNION ALL
-      SELECT ${FILLED_SLICE} AS slice, toDateTime(h, 'UTC') AS hour, '' AS game, toUInt64(0) AS seq, '' AS receiptId, '' AS player,
-        '' AS source, toInt64(0) AS betAmount, toInt64(0) AS payout, toUInt8(0) AS won, toInt64(0) AS settledAtMs
-      FROM (SELECT arrayJoin(${hours}) AS h)
+      SELECT ${FILLED_SLICE} AS slice, ${hour} AS hour, '' AS game, toUInt64(0) AS seq, '' AS receiptId, '' AS player, '' AS source,
+        toInt64(0) AS betAmount, toInt64(0) AS payout, toUInt8(0) AS won, toInt64(0) AS settledAtMs
     )
-    WHERE (SELECT count() FROM top_wagers WHERE slice = ${FILLED_SLICE} AND hour >= ${new Date(from)} AND hour < ${new Date(dayEnd)}) = 0`);
-    from = dayEnd;
+    WHERE (SELECT count() FROM top_wagers WHERE slice = ${FILLED_SLICE} AND hour = ${hour}) = 0`);
   }
   return topWagersFilledTo(engine);
 }

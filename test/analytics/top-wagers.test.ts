@@ -1,7 +1,6 @@
 // top_wagers filled once per completed hour from plays (analytics/top-wagers.ts), on both engines: the largest bets
 // answer the same before, while and after hours are filled, and each hour is filled once.
 import { describe, expect, it } from 'vitest';
-import type { AnalyticsEngine } from '../../analytics/engine.ts';
 import { journalRowOf, type JournalRow } from '../../analytics/journal-rows.ts';
 import { migrate } from '../../analytics/migrations.ts';
 import { activity } from '../../analytics/queries.ts';
@@ -48,9 +47,6 @@ const rowOf = (p: FixturePlay): JournalRow => {
   return journalRowOf(`${p.seq}-0`, ['seq', String(p.seq), 'type', e.type, 'at', e.at, 'data', JSON.stringify(e.data)]) as JournalRow;
 };
 
-const parts = async (engine: AnalyticsEngine) =>
-  count(engine, "SELECT count() AS n FROM system.parts WHERE database = currentDatabase() AND table = 'top_wagers'");
-
 describe.each(ENGINE_KINDS)('top_wagers on %s', (kind) => {
   const env = engineEnv(kind);
 
@@ -70,15 +66,17 @@ describe.each(ENGINE_KINDS)('top_wagers on %s', (kind) => {
     // Filled up to the hour before the newest play: the window's whole hours then come from top_wagers.
     const completeBefore = Date.parse('2026-12-31T23:10:00.000Z');
     expect(await fillTopWagers(engine, completeBefore)).toBe(Date.parse('2026-12-31T23:00:00.000Z'));
-    // One part per UTC day written (the fill reaches back into 2026-12-30), rows and hour markers together.
-    expect(await parts(engine)).toBe(2);
+    // The 24 hours before, each with its marker, each bet once per slice.
+    expect(await count(engine, "SELECT count() AS n FROM top_wagers WHERE slice = ''")).toBe(24);
+    const rows = await count(engine, "SELECT count() AS n FROM top_wagers WHERE slice != ''");
+    expect(await count(engine, "SELECT uniqExact(slice, seq) AS n FROM top_wagers WHERE slice != ''")).toBe(rows);
     expect(await count(engine, "SELECT count() AS n FROM top_wagers WHERE slice = '*' AND hour = toDateTime('2026-12-31 22:00:00', 'UTC')")).toBe(100);
     expect(await count(engine, "SELECT count() AS n FROM top_wagers WHERE hour >= toDateTime('2026-12-31 23:00:00', 'UTC')")).toBe(0);
     expect(await topWagers()).toEqual(want());
 
     // Again with nothing new completed: nothing written twice.
     expect(await fillTopWagers(engine, completeBefore + 30 * 60_000)).toBe(Date.parse('2026-12-31T23:00:00.000Z'));
-    expect(await parts(engine)).toBe(2);
+    expect(await count(engine, "SELECT count() AS n FROM top_wagers WHERE slice != ''")).toBe(rows);
 
     // The newest plays arrive; the hour they complete is filled next, and the answer never changes shape.
     await insertJournalBatch(engine, plays.filter((p) => p.atMs >= NOW.getTime() - HOUR).map(rowOf));
