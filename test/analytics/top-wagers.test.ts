@@ -88,4 +88,20 @@ describe.each(ENGINE_KINDS)('top_wagers on %s', (kind) => {
       expect((await activity(engine, { game, limit: 7, now: NOW, bankroll: BANKROLL })).topWagers).toEqual(modelActivity(plays, game, 7, NOW).topWagers);
     }
   });
+
+  it('writes one marker for hours without plays, so a start costs one INSERT, not 24', async () => {
+    const engine = await env.open();
+    await migrate(engine);
+    expect(await fillTopWagers(engine, NOW.getTime())).toBe(Date.parse('2027-01-01T00:00:00.000Z'));
+    expect(await count(engine, 'SELECT count() AS n FROM top_wagers')).toBe(1);
+    const next = history().filter((p) => p.atMs >= NOW.getTime() - HOUR);
+    for (const p of next) p.atMs += HOUR;
+    await insertJournalBatch(engine, next.map(rowOf));
+    expect(await fillTopWagers(engine, NOW.getTime() + HOUR)).toBe(Date.parse('2027-01-01T01:00:00.000Z'));
+    expect(await count(engine, "SELECT count() AS n FROM top_wagers WHERE slice = '*' AND hour = toDateTime('2027-01-01 00:00:00', 'UTC')")).toBe(
+      next.filter((p) => p.atMs < NOW.getTime() + HOUR / 2).length,
+    );
+    const later = new Date(NOW.getTime() + HOUR);
+    expect((await activity(engine, { limit: 100, now: later, bankroll: BANKROLL })).topWagers).toEqual(modelActivity(next, 'all', 100, later).topWagers);
+  });
 });
