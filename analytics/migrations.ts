@@ -73,12 +73,18 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
 }
 
 const VIEW_RE = /^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+) TO (\w+) AS\s+([\s\S]+)$/;
+const DROP_RE = /^DROP TABLE IF EXISTS (\w+)$/;
 
-/** The newest definition of every materialized view, so data can be re-derived with the view's own SELECT. */
+/**
+ * The newest definition of every materialized view a migration left in place (a later migration may drop one), so
+ * data can be re-derived with the view's own SELECT.
+ */
 export function viewDefinitions(migrations: readonly Migration[] = loadMigrations()): Map<string, ViewDefinition> {
   const views = new Map<string, ViewDefinition>();
   for (const m of migrations) {
     for (const statement of m.statements) {
+      const dropped = DROP_RE.exec(statement);
+      if (dropped) views.delete(dropped[1] as string);
       const v = VIEW_RE.exec(statement);
       if (v) views.set(v[1] as string, { name: v[1] as string, target: v[2] as string, select: v[3] as string });
     }

@@ -19,7 +19,7 @@ import {
 } from './params.ts';
 import { actorOf, eventOf, playOf, totalsOf } from './shapes.ts';
 import { fragment, raw, sql, type SqlFragment } from './sql.ts';
-import { ALL } from './tables.ts';
+import { ACTOR_KIND, ALL, HOUR_KIND } from './tables.ts';
 import { DAY_MS, HOUR_MS, bucketStarts, floorTo } from './windows.ts';
 
 export const RANKED_ACTORS = 20;
@@ -51,7 +51,9 @@ const ACTOR_SUMS = 'sum(plays) AS n, sum(wins) AS w, sum(wagered) AS wag, sum(pa
 const TOTAL_SUMS = 'sum(plays) AS n, sum(wagered) AS wag, sum(paidOut) AS paid';
 
 async function sliceTotals(engine: AnalyticsEngine, game: GameFilter, source: SourceFilter): Promise<Totals> {
-  const [row] = await engine.query(sql`SELECT ${raw(TOTAL_SUMS)} FROM hourly_totals WHERE game = ${slice(game)} AND source = ${slice(source)}`);
+  const [row] = await engine.query(
+    sql`SELECT ${raw(TOTAL_SUMS)} FROM slice_totals WHERE kind = ${HOUR_KIND} AND game = ${slice(game)} AND source = ${slice(source)}`,
+  );
   return totalsOf(row);
 }
 
@@ -73,8 +75,8 @@ export async function rankings(engine: AnalyticsEngine, input: RankingsInput): P
   const metric = parseMetric(input.metric);
   const having = metric === 'roi' || metric === 'winRate' ? fragment`HAVING n >= ${MIN_PLAYS_FOR_RATIOS}` : raw('');
   const [rows, totals] = await Promise.all([
-    engine.query(sql`SELECT player, ${raw(ACTOR_SUMS)} FROM actor_totals
-      WHERE game = ${slice(game)} AND source = ${slice(source)}
+    engine.query(sql`SELECT player, ${raw(ACTOR_SUMS)} FROM slice_totals
+      WHERE kind = ${ACTOR_KIND} AND game = ${slice(game)} AND source = ${slice(source)}
       GROUP BY player ${having}
       ORDER BY ${raw(METRIC_ORDER[metric])} DESC, n DESC, player ASC
       LIMIT ${RANKED_ACTORS}`),
@@ -101,8 +103,8 @@ export async function stats(engine: AnalyticsEngine, input: StatsInput): Promise
   const starts = bucketStarts(period, input.now);
   const bounds = starts.map((ms) => BigInt(ms / 1000));
   const rows = await engine.query(sql`SELECT arrayCount(b -> b <= toUInt32(hour), ${bounds}) - 1 AS bucket, ${raw(TOTAL_SUMS)}
-    FROM hourly_totals
-    WHERE game = ${slice(game)} AND source = ${ALL} AND hour >= ${new Date(starts[0] as number)} AND hour <= ${seconds(input.now.getTime())}
+    FROM slice_totals
+    WHERE kind = ${HOUR_KIND} AND game = ${slice(game)} AND source = ${ALL} AND hour >= ${new Date(starts[0] as number)} AND hour <= ${seconds(input.now.getTime())}
     GROUP BY bucket`);
   const byBucket = new Map<number, Row>(rows.map((r) => [Number(r.bucket), r]));
   const buckets: Bucket[] = starts.map((ms, i) => ({ start: new Date(ms).toISOString(), ...totalsOf(byBucket.get(i)) }));

@@ -10,7 +10,7 @@ import type { AnalyticsEngine } from './engine.ts';
 import { intOf } from './engine.ts';
 import { viewDefinitions, type ViewDefinition } from './migrations.ts';
 import { identifier, literal, raw, sql } from './sql.ts';
-import { ALL, TABLES, TABLE_COLUMNS, type TableName } from './tables.ts';
+import { ACTOR_KIND, ALL, HOUR_KIND, TABLES, TABLE_COLUMNS, type TableName } from './tables.ts';
 
 export interface ReconcileReport {
   /** Plays re-derived from the journal's tail. */
@@ -71,13 +71,13 @@ export async function reconcile(engine: AnalyticsEngine, views: Map<string, View
     playsCount = after;
   }
 
-  for (const table of ['actor_totals', 'hourly_totals'] as const) {
-    const t = identifier(table, TABLES);
-    const total = await one(engine, sql`SELECT sum(plays) AS n FROM ${t} WHERE game = ${ALL} AND source = ${ALL}`);
-    if (intOf(total.n ?? 0) === journalPlays) continue;
-    await engine.exec(`TRUNCATE TABLE ${t}`);
-    await engine.exec(rederive(table, viewFeeding(views, table)));
-    report.rebuilt.push(table);
+  // Both kinds come from one view, so one block writes both or neither; either one short means a rebuild.
+  const totals = await engine.query(sql`SELECT kind, sum(plays) AS n FROM slice_totals WHERE game = ${ALL} AND source = ${ALL} GROUP BY kind`);
+  const byKind = new Map(totals.map((r) => [r.kind, intOf(r.n ?? 0)]));
+  if ((byKind.get(ACTOR_KIND) ?? 0) !== journalPlays || (byKind.get(HOUR_KIND) ?? 0) !== journalPlays) {
+    await engine.exec('TRUNCATE TABLE slice_totals');
+    await engine.exec(rederive('slice_totals', viewFeeding(views, 'slice_totals')));
+    report.rebuilt.push('slice_totals');
   }
 
   report.topWagerDays = await rebuildRecentTopWagers(engine);
@@ -144,11 +144,10 @@ export async function pruneTopWagers(engine: AnalyticsEngine, now: Date): Promis
 }
 
 /**
- * Merges the per-player and per-hour totals into one part each. Background merges get there slowly; a
+ * Merges the per-player and per-hour totals into one part. Background merges get there slowly; a
  * ranking reads every row of its slice, so after a burst of inserts it reads each player several times
  * until then. The cost grows with players and hours, not with plays.
  */
 export async function compactAggregates(engine: AnalyticsEngine): Promise<void> {
-  await engine.exec('OPTIMIZE TABLE actor_totals FINAL');
-  await engine.exec('OPTIMIZE TABLE hourly_totals FINAL');
+  await engine.exec('OPTIMIZE TABLE slice_totals FINAL');
 }

@@ -38,7 +38,7 @@ export interface ShipperDeps {
   batchSize?: number;
   /**
    * How long events gather after a partial batch before the next read: the shipping lag under load is about
-   * this plus one INSERT. Every INSERT writes a part in `journal_events` and in each of the four tables the views
+   * this plus one INSERT. Every INSERT writes a part in `journal_events` and in each table the views
    * feed, and that fixed cost, not the rows, is most of what ingestion costs chDB. Rankings may lag settlement by 2 s
    * at p99 (issue 25); the live stream does not wait for it (a new client's snapshot adds the journal's unshipped
    * plays, analytics/snapshot-tail.ts). A first event after a quiet spell goes out at once.

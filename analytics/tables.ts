@@ -40,6 +40,8 @@ export const TABLE_COLUMNS = {
     'firstSeq',
     'lastSeq',
   ],
+  slice_totals: ['kind', 'game', 'source', 'player', 'hour', 'plays', 'wins', 'wagered', 'paidOut'],
+  // Plain views over slice_totals, kept for SQL written against the tables they were before migration 005.
   actor_totals: ['game', 'source', 'player', 'plays', 'wins', 'wagered', 'paidOut'],
   hourly_totals: ['game', 'source', 'hour', 'plays', 'wins', 'wagered', 'paidOut'],
   top_wagers: ['slice', 'hour', 'game', 'seq', 'receiptId', 'player', 'source', 'betAmount', 'payout', 'won', 'settledAtMs'],
@@ -49,7 +51,12 @@ export type TableName = keyof typeof TABLE_COLUMNS;
 export const TABLES = Object.keys(TABLE_COLUMNS) as TableName[];
 
 /** Materialized views, each feeding one table from `journal_events`. */
-export const VIEWS = ['plays_from_journal', 'actor_totals_from_journal', 'hourly_totals_from_journal', 'top_wagers_from_journal'] as const;
+export const VIEWS = ['plays_from_journal', 'slice_totals_from_journal', 'top_wagers_from_journal'] as const;
+
+/** `slice_totals.kind` of the per-player rows (`hour` is 0 there). */
+export const ACTOR_KIND = 'actor';
+/** `slice_totals.kind` of the per-hour rows (`player` is '' there). */
+export const HOUR_KIND = 'hour';
 
 /** Slice value that stands for "every game" or "every source" in the pre-aggregated tables. */
 export const ALL = '*';

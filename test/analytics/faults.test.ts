@@ -158,9 +158,9 @@ describe.each(ENGINE_KINDS)('shipping faults on %s', (kind) => {
     // A process killed inside the INSERT: journal_events got the block, some views did not.
     const cut = (await redis.xrange(journal.streamKey, '-', '+', 'COUNT', 100)).map(([id, f]) => journalRowOf(id, f) as JournalRow);
     await inner.insert('journal_events', JOURNAL_COLUMNS, cut.slice(0, 50).map(journalValues));
-    for (const view of VIEWS.filter((v) => v !== 'actor_totals_from_journal')) await inner.exec(`DETACH TABLE ${view}`);
+    for (const view of VIEWS.filter((v) => v !== 'slice_totals_from_journal')) await inner.exec(`DETACH TABLE ${view}`);
     await inner.insert('journal_events', JOURNAL_COLUMNS, cut.slice(50).map(journalValues));
-    for (const view of VIEWS.filter((v) => v !== 'actor_totals_from_journal')) await inner.exec(`ATTACH TABLE ${view}`);
+    for (const view of VIEWS.filter((v) => v !== 'slice_totals_from_journal')) await inner.exec(`ATTACH TABLE ${view}`);
     expect(await count(inner, 'SELECT count() AS n FROM plays')).toBe(25);
 
     const s = shipper();

@@ -176,7 +176,7 @@ describe.each(ENGINE_KINDS)('analytics on %s', (kind) => {
 
     beforeAll(async () => {
       engine = await env.open();
-      expect(await migrate(engine)).toEqual([1, 2, 3, 4]);
+      expect(await migrate(engine)).toEqual([1, 2, 3, 4, 5]);
       journal = newJournal();
       // The history exists before the shipper ever runs: the first start ships all of it.
       const seqs = await journal.append(data.entries);
