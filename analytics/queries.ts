@@ -20,6 +20,7 @@ import {
 import { actorOf, eventOf, playOf, totalsOf } from './shapes.ts';
 import { fragment, raw, sql, type SqlFragment } from './sql.ts';
 import { ACTOR_KIND, ALL, HOUR_KIND } from './tables.ts';
+import { topWagersFilledTo } from './top-wagers.ts';
 import { DAY_MS, HOUR_MS, bucketStarts, floorTo } from './windows.ts';
 
 export const RANKED_ACTORS = 20;
@@ -171,15 +172,17 @@ export async function shippedPlaySeq(engine: AnalyticsEngine): Promise<number> {
 
 /**
  * The `limit` largest bets settled in [fromMs, toMs], largest first (newer first among equal bets).
- * Whole hours come from `top_wagers`, which keeps every hour's top 100; the two partial hours at the
- * window's edges come from `plays`, a range of its sort key.
+ * Whole hours already filled come from `top_wagers`, which keeps every hour's top 100; the partial hour at the
+ * window's start and everything after the filled hours come from `plays`, ranges of its sort key.
  */
 async function largestBets(engine: AnalyticsEngine, game: GameFilter, fromMs: number, toMs: number, limit: number): Promise<Row[]> {
   const wholeFrom = Math.ceil(fromMs / HOUR_MS) * HOUR_MS;
-  const wholeTo = floorTo(toMs, HOUR_MS);
+  const wholeTo = Math.max(wholeFrom, Math.min(floorTo(toMs, HOUR_MS), await topWagersFilledTo(engine)));
+  // LIMIT 1 BY seq: two fillers racing at a lease handover could have written an hour twice.
   return engine.query(sql`SELECT ${raw(PLAY_COLUMNS)} FROM (
       SELECT ${raw(PLAY_COLUMNS)} FROM top_wagers
       WHERE slice = ${slice(game)} AND hour >= ${new Date(wholeFrom)} AND hour < ${new Date(wholeTo)}
+      LIMIT 1 BY seq
       UNION ALL
       SELECT ${raw(PLAY_COLUMNS)} FROM plays
       WHERE ${gameCondition('game', game)}

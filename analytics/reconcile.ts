@@ -17,7 +17,7 @@ export interface ReconcileReport {
   playsRepaired: number;
   /** Tables rebuilt whole because their totals disagreed with the journal. */
   rebuilt: string[];
-  /** Days of `top_wagers` rebuilt from `plays`. */
+  /** Days of `top_wagers` dropped to be filled again from the repaired `plays`. */
   topWagerDays: number;
 }
 
@@ -47,7 +47,11 @@ async function one(engine: AnalyticsEngine, text: string): Promise<Record<string
 }
 
 /** Checks every derived table against `journal_events` and repairs what disagrees. */
-export async function reconcile(engine: AnalyticsEngine, views: Map<string, ViewDefinition> = viewDefinitions()): Promise<ReconcileReport> {
+export async function reconcile(
+  engine: AnalyticsEngine,
+  now: Date = new Date(),
+  views: Map<string, ViewDefinition> = viewDefinitions(),
+): Promise<ReconcileReport> {
   const report: ReconcileReport = { playsRepaired: 0, rebuilt: [], topWagerDays: 0 };
   const journal = await one(engine, 'SELECT countIf(isPlay = 1) AS plays, max(seq) AS maxSeq FROM journal_events');
   const journalPlays = intOf(journal.plays ?? 0);
@@ -80,7 +84,8 @@ export async function reconcile(engine: AnalyticsEngine, views: Map<string, View
     report.rebuilt.push('slice_totals');
   }
 
-  report.topWagerDays = await rebuildRecentTopWagers(engine);
+  // Hours filled from plays that were short are filled again.
+  if (report.playsRepaired !== 0 || report.rebuilt.includes('plays')) report.topWagerDays = await dropRecentTopWagers(engine, now);
   return report;
 }
 
@@ -97,33 +102,20 @@ const dayKey = (ms: number) => {
 };
 
 /**
- * Rebuilds the last {@link TOP_WAGER_DAYS} days of `top_wagers` (those the activity window can reach)
- * from `plays`, whatever the views managed to write before a crash.
- * @returns the number of days rebuilt
+ * Drops the last {@link TOP_WAGER_DAYS} days of `top_wagers` (those the activity window can reach), so they are
+ * filled again from `plays` as it is now (see `fillTopWagers`; until then, readers read those hours from `plays`).
+ * @returns the number of days dropped
  */
-export async function rebuildRecentTopWagers(engine: AnalyticsEngine): Promise<number> {
-  const newest = await one(engine, 'SELECT count() AS n, max(settledAtMs) AS ms FROM plays');
-  if (intOf(newest.n ?? 0) === 0) return 0;
-  const fromMs = Math.floor(intOf(newest.ms) / DAY_MS) * DAY_MS - (TOP_WAGER_DAYS - 1) * DAY_MS;
-  const fromDay = dayKey(fromMs);
+export async function dropRecentTopWagers(engine: AnalyticsEngine, now: Date): Promise<number> {
+  const fromDay = dayKey(Math.floor(now.getTime() / DAY_MS) * DAY_MS - (TOP_WAGER_DAYS - 1) * DAY_MS);
+  let dropped = 0;
   for (const p of await topWagerPartitions(engine)) {
-    if (p >= fromDay) await engine.exec(`ALTER TABLE top_wagers DROP PARTITION ${literal(p)}`);
+    if (p >= fromDay) {
+      await engine.exec(`ALTER TABLE top_wagers DROP PARTITION ${literal(p)}`);
+      dropped++;
+    }
   }
-  const cols = columnsOf('top_wagers');
-  // Same rows as top_wagers_from_journal, read from plays; the inner aliases differ from the outer
-  // names because ClickHouse 18.16 cannot alias an ARRAY JOIN result to an existing column's name.
-  await engine.exec(sql`INSERT INTO top_wagers (${cols}) SELECT ${cols} FROM (
-    SELECT gameSlice AS slice, toStartOfHour(toDateTime(intDiv(ms, 1000), 'UTC')) AS hour, g AS game, s AS seq, r AS receiptId, p AS player,
-      src AS source, b AS betAmount, po AS payout, w AS won, ms AS settledAtMs
-    FROM (
-      SELECT game AS g, seq AS s, receiptId AS r, player AS p, source AS src, betAmount AS b, payout AS po, won AS w, settledAtMs AS ms
-      FROM plays WHERE settledAtMs >= ${fromMs}
-    )
-    ARRAY JOIN [g, ${ALL}] AS gameSlice
-    ORDER BY betAmount DESC, seq DESC
-    LIMIT 100 BY slice, hour
-  )`);
-  return TOP_WAGER_DAYS;
+  return dropped;
 }
 
 /**

@@ -23,6 +23,8 @@ import { EngineError, bigIntOf, type AnalyticsEngine } from './engine.ts';
 import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from './journal-rows.ts';
 import { compactAggregates, pruneTopWagers, reconcile } from './reconcile.ts';
 import { sql } from './sql.ts';
+import { fillTopWagers } from './top-wagers.ts';
+import { HOUR_MS, floorTo } from './windows.ts';
 import type { BlockingStreamReader, JournalStream, StreamEntry } from '../store/analytics.ts';
 import { RECOVER_COMMAND } from '../config/startup.ts';
 
@@ -75,6 +77,12 @@ export interface Checkpoint {
 
 type Entry = StreamEntry;
 
+/**
+ * How long after a play's `at` it may still be journaled (the API stamps `at`, then runs the script that appends it;
+ * clocks of several hosts differ a little): an hour is filled in `top_wagers` only once shipping is this far past it.
+ */
+export const TOP_WAGERS_LATE_MS = 60_000;
+
 /** The ledger's journal went back behind what ClickHouse holds: its next events would reuse shipped seqs. */
 export class JournalRewoundError extends Error {
   override readonly name = 'JournalRewoundError';
@@ -99,6 +107,8 @@ export class JournalShipper {
   private wake: (() => void) | null = null;
   private waiters: { seq: number; resolve: () => void }[] = [];
   private prunedDay = -1;
+  /** End of the hours filled in `top_wagers` (epoch ms); null until read back after a recovery. */
+  private topWagersFilledTo: number | null = null;
   private compactedAt = performance.now();
   private stoppedBy: JournalRewoundError | null = null;
 
@@ -157,8 +167,12 @@ export class JournalShipper {
     let shipped = 0;
     try {
       for (;;) {
+        const readFrom = this.deps.now().getTime();
         const entries = await this.deps.stream.range(this.cursor, this.deps.batchSize);
-        if (entries.length === 0) return shipped;
+        if (entries.length === 0) {
+          await this.fillTopWagersNowAndThen(readFrom);
+          return shipped;
+        }
         shipped += await this.shipEntries(entries);
       }
     } catch (err) {
@@ -189,7 +203,8 @@ export class JournalShipper {
     const { engine, logger } = this.deps;
     this.recovered = false;
     await engine.settle();
-    const report = await reconcile(engine);
+    const report = await reconcile(engine, this.deps.now());
+    this.topWagersFilledTo = null;
     if (report.playsRepaired || report.rebuilt.length) logger.warn({ report }, 'analytics: repaired derived tables after an interrupted insert');
     const checkpoint = await this.readCheckpoint();
     const seq = await this.deps.stream.lastSeq();
@@ -229,12 +244,16 @@ export class JournalShipper {
           logger.info({ checkpoint: this.checkpointValue }, 'analytics: shipper resumes after checkpoint');
         }
         await this.pruneDaily();
+        const readFrom = this.deps.now().getTime();
         const entries = await this.read();
         const readAt = performance.now();
         if (entries.length > 0) {
           await this.shipEntries(entries);
           await this.compactNowAndThen();
         }
+        // A read short of a full batch found every event journaled before it began: the plays of the hours
+        // before then are all in ClickHouse.
+        if (entries.length < this.deps.batchSize) await this.fillTopWagersNowAndThen(readFrom);
         if (failing) logger.info({ checkpoint: this.checkpointValue }, 'analytics: ClickHouse is back, shipping again');
         failing = false;
         delay = retry.minMs;
@@ -292,6 +311,16 @@ export class JournalShipper {
     if (day === this.prunedDay) return;
     await pruneTopWagers(this.deps.engine, now);
     this.prunedDay = day;
+  }
+
+  /**
+   * Fills `top_wagers` with the hours completed before `shippedBeforeMs` (less {@link TOP_WAGERS_LATE_MS}, the
+   * time a settled play's `at` may precede its place in the journal), once per new hour.
+   */
+  private async fillTopWagersNowAndThen(shippedBeforeMs: number): Promise<void> {
+    const completeBefore = shippedBeforeMs - TOP_WAGERS_LATE_MS;
+    if (this.topWagersFilledTo !== null && floorTo(completeBefore, HOUR_MS) <= this.topWagersFilledTo) return;
+    this.topWagersFilledTo = await fillTopWagers(this.deps.engine, completeBefore);
   }
 
   private async compactNowAndThen(): Promise<void> {

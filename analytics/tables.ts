@@ -50,8 +50,8 @@ export const TABLE_COLUMNS = {
 export type TableName = keyof typeof TABLE_COLUMNS;
 export const TABLES = Object.keys(TABLE_COLUMNS) as TableName[];
 
-/** Materialized views, each feeding one table from `journal_events`. */
-export const VIEWS = ['plays_from_journal', 'slice_totals_from_journal', 'top_wagers_from_journal'] as const;
+/** Materialized views, each feeding one table from `journal_events` (`top_wagers` is filled hourly instead). */
+export const VIEWS = ['plays_from_journal', 'slice_totals_from_journal'] as const;
 
 /** `slice_totals.kind` of the per-player rows (`hour` is 0 there). */
 export const ACTOR_KIND = 'actor';

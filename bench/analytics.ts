@@ -11,7 +11,8 @@ import { openChdbEngine } from '../analytics/chdb-engine.ts';
 import type { AnalyticsEngine } from '../analytics/engine.ts';
 import { journalRowOf, type JournalRow } from '../analytics/journal-rows.ts';
 import { migrate } from '../analytics/migrations.ts';
-import { compactAggregates, pruneTopWagers } from '../analytics/reconcile.ts';
+import { compactAggregates, dropRecentTopWagers, pruneTopWagers } from '../analytics/reconcile.ts';
+import { fillTopWagers } from '../analytics/top-wagers.ts';
 import { GAMES, METRICS, PERIODS, SOURCES } from '../analytics/params.ts';
 import { activity, rankings, stats } from '../analytics/queries.ts';
 import { serveAnalytics, type IpcHub } from '../analytics/cluster-ipc.ts';
@@ -110,6 +111,7 @@ export async function preloadPlays(engine: AnalyticsEngine, count: number, now: 
   await migrate(engine);
   await load(engine, 0, count, count, rng(2027), now);
   await pruneTopWagers(engine, now);
+  await fillTopWagers(engine, now.getTime());
   await compactAggregates(engine);
 }
 
@@ -210,8 +212,11 @@ export async function benchAnalytics(): Promise<Record<string, number>> {
       insertCpuMs += spent.cpuMs;
       loaded = size;
       // What the running shipper does now and then: drop top_wagers days the activity window cannot
-      // reach (daily), and merge the totals (every 10 minutes).
+      // reach (daily), fill its completed hours (hourly; this load wrote plays into hours the last size filled), and
+      // merge the totals (every 10 minutes).
       await pruneTopWagers(engine, NOW);
+      await dropRecentTopWagers(engine, NOW);
+      await fillTopWagers(engine, NOW.getTime());
       await compactAggregates(engine);
       const [count] = await engine.query<{ n: string }>('SELECT count() AS n FROM plays');
       if (Number(count?.n) !== size) throw new Error(`expected ${size} plays, found ${count?.n}`);

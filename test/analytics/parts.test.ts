@@ -48,6 +48,6 @@ describe.each(ENGINE_KINDS)('one shipped batch on %s', (kind) => {
     const before = await insertedParts(engine);
     await insertJournalBatch(engine, batch(51, 200));
     const added = [...(await insertedParts(engine))].filter((p) => !before.has(p)).map((p) => p.split('/')[0]);
-    expect(added.sort()).toEqual(['journal_events', 'plays', 'slice_totals', 'top_wagers']);
+    expect(added.sort()).toEqual(['journal_events', 'plays', 'slice_totals']);
   });
 });
