@@ -38,7 +38,7 @@ Commands:
                             on-chain commit names found on it
   monitor [--once]          verify what is new since the state saved in --state, every --interval seconds;
                             one JSON line per finding; exits non-zero on a violation
-  state-proof --token T | --file F [--wallet W]
+  state-proof --token=T | --file F [--wallet W]
                             check a player's leaf in the committed liabilities tree
 
 Options:
@@ -145,7 +145,7 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
     const polls = values.once ? 1 : intOption(values.polls, 'polls', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
     if (!['receipt', 'all', 'log', 'manifests', 'monitor', 'state-proof'].includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     if (command === 'receipt' && !rest[0]) throw new UsageError('receipt needs a receipt id or a file');
-    if (command === 'state-proof' && !values.token && !values.file) throw new UsageError('state-proof needs --token <bearer> or --file <response.json>');
+    if (command === 'state-proof' && !values.token && !values.file) throw new UsageError('state-proof needs --token=<bearer> or --file <response.json>');
     installCrypto(io.env.PFWS_VERIFY_CRYPTO);
     const apiUrl = normalizeApiUrl(values.api ?? io.env.PFWS_API_URL ?? 'http://localhost:8080/api');
     const stateDir = values.state ?? io.env.PFWS_VERIFY_HOME ?? path.join(io.env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'pfws-verify');
