@@ -17,7 +17,7 @@ import type { Writable } from 'node:stream';
 import { PfwsError } from '../protocol/errors.ts';
 import type { JournalEntry, PlaysSubscription, PublishedPlay, SubscriptionHandlers } from '../store/live-plays.ts';
 import { journalRowOf, type JournalRow } from './journal-rows.ts';
-import { parseLimit, type GameFilter } from './params.ts';
+import { parseLimit, takesGame as takes, type GameFilter } from './params.ts';
 import type { ShippedActivity } from './reader.ts';
 import { withJournalTail } from './snapshot-tail.ts';
 import type { Activity } from '../protocol/analytics.ts';
@@ -67,8 +67,6 @@ const playFrame = (seq: number, play: unknown) => sseFrame(seq, 'play', JSON.str
 const KEEPALIVE = ': keepalive\n\n';
 /** How long a new client waits for the Redis subscription before it is told to come back. */
 const SUBSCRIBE_TIMEOUT_MS = 5_000;
-
-const takes = (filter: GameFilter, game: string) => filter === 'all' || filter === game;
 
 class Client {
   /** The seq of the newest event this client has (or will have, once its first frames are written). */

@@ -36,6 +36,9 @@ function oneOf<T extends string>(param: string, value: unknown, allowed: readonl
 
 /** @throws {AnalyticsRequestError} */
 export const parseGame = (value: unknown): GameFilter => oneOf('game', value, GAMES, 'all');
+
+/** Whether a game filter takes a play or event of `game`. */
+export const takesGame = (filter: GameFilter, game: string): boolean => filter === 'all' || filter === game;
 /** @throws {AnalyticsRequestError} */
 export const parseSource = (value: unknown): SourceFilter => oneOf('source', value, SOURCES, 'all');
 /** @throws {AnalyticsRequestError} */

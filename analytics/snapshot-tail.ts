@@ -8,11 +8,9 @@
  * @module
  */
 import type { Activity, Play, PublicEvent } from '../protocol/analytics.ts';
-import type { GameFilter } from './params.ts';
+import { takesGame as takes } from './params.ts';
 import type { JournalRow } from './journal-rows.ts';
 import { eventOf, playOfJournalRow } from './shapes.ts';
-
-const takes = (filter: GameFilter, game: string) => filter === 'all' || filter === game;
 
 /**
  * @param rows - the newest journal rows, all newer than what the activity was read from, oldest first
