@@ -4,7 +4,7 @@ import { address, type Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import { ataOf, type ChainSetup } from '../chain/genesis.ts';
 import type { SolanaRpc } from '../chain/rpc.ts';
-import { limitsOf, type LimitSettings } from '../protocol/house.ts';
+import { limitsOf, navVault, type LimitSettings } from '../protocol/house.ts';
 import { positionView } from '../protocol/lp-shares.ts';
 import { microToNumber } from '../protocol/money.ts';
 import type { HouseTotals, LedgerStore } from '../store/ledger.ts';
@@ -36,10 +36,10 @@ async function lpSupplyOf(deps: Pick<HouseDeps, 'rpc' | 'lpMint'>, totals: House
   return (await fetchMint(deps.rpc, deps.lpMint)).data.supply;
 }
 
-/** The live NAV (vault on-chain minus what the ledger locks), the LP supply and the ledger totals, read together. */
+/** The live NAV (the vault as `navVault` reads it, minus what the ledger locks), the LP supply and the ledger totals. */
 export async function houseState(deps: Pick<HouseDeps, 'ledger' | 'rpc' | 'vaultTokenAccount' | 'lpMint' | 'limits'>) {
   const [totals, vault] = await Promise.all([deps.ledger.house(), liveVault(deps)]);
-  const limits = limitsOf(totals, deps.limits, vault);
+  const limits = limitsOf(totals, deps.limits, navVault(totals, vault));
   const supply = await lpSupplyOf(deps, totals);
   return { totals, vault, limits, nav: limits.nav, supply };
 }

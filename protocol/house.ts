@@ -49,6 +49,18 @@ export function totalLocked(h: LockedTotals): bigint {
 }
 
 /**
+ * The vault balance NAV is taken from, given the live balance on-chain. A payout (a withdrawal or an LP redemption)
+ * leaves the vault when its transaction lands, but the ledger unlocks it only when the keeper records the landing
+ * (at finality in production); a deposit arrives before the indexer locks it as owed. Neither moves what the house
+ * is worth, so the live balance counts only where it falls short of the ledger's mirror by more than every payout
+ * that may have left: a vault drained by anything else still shows at once.
+ */
+export function navVault(h: Pick<LockedTotals, 'vault' | 'pendingWithdrawals' | 'lpPayable'>, live: bigint): bigint {
+  const floor = live + h.pendingWithdrawals + h.lpPayable;
+  return floor < h.vault ? floor : h.vault;
+}
+
+/**
  * Limits as fractions of NAV, floored, and zero when NAV is not positive.
  * @param vault the live vault balance, when read from the chain rather than the ledger
  */
