@@ -9,6 +9,27 @@ interface CpuSample {
   service: { main: number; api: number };
   redisMs: number;
   clientMs: number;
+  /** Redis commands run so far by name, those a script runs included (`INFO commandstats`). */
+  redisCalls: Map<string, number>;
+}
+
+async function redisCalls(redis: Redis): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
+  return calls;
+}
+
+/** Commands per bet between two samples: the total, and the busiest commands for the log. */
+function callsPerBet(before: Map<string, number>, after: Map<string, number>, bets: number) {
+  const per = [...after].map(([name, n]) => [name, (n - (before.get(name) ?? 0)) / bets] as const).filter(([, n]) => n > 0);
+  per.sort((a, b) => b[1] - a[1]);
+  return {
+    total: per.reduce((sum, [, n]) => sum + n, 0),
+    top: per
+      .slice(0, 12)
+      .map(([name, n]) => `${name} ${n.toFixed(2)}`)
+      .join(', '),
+  };
 }
 
 export async function cpuSample(service: BenchService, redis: Redis): Promise<CpuSample> {
@@ -19,6 +40,7 @@ export async function cpuSample(service: BenchService, redis: Redis): Promise<Cp
     service: service.cpuMs(),
     redisMs: (seconds('used_cpu_sys') + seconds('used_cpu_user')) * 1000,
     clientMs: (client.user + client.system) / 1000,
+    redisCalls: await redisCalls(redis),
   };
 }
 
@@ -73,6 +95,10 @@ export async function benchDice(service: BenchService, options: DiceBenchOptions
       figures[`${name}.cpuUsPerBet.main`] = perBet(after.service.main - before.service.main);
       figures[`${name}.cpuUsPerBet.redis`] = perBet(after.redisMs - before.redisMs);
       figures[`${name}.cpuUsPerBet.client`] = perBet(after.clientMs - before.clientMs);
+      // Machine-independent: what a bet asks of Redis, whatever the machine's speed that hour.
+      const calls = callsPerBet(before.redisCalls, after.redisCalls, run.done);
+      figures[`${name}.redisCallsPerBet`] = Math.round(calls.total * 10) / 10;
+      console.error(`bench ${name}: Redis commands per bet at ${level} players: ${calls.top}`);
     }
     const settled = (run.done / run.elapsedMs) * 1000;
     figures[`${name}.settledPerSec.${level}`] = Math.round(settled);

@@ -90,7 +90,7 @@ local function house_nav(houseKey)
 end
 
 -- Re-checks the house limits for a new stake (headroom: what its worst case adds to the house's open exposure, which
--- a ticket open checks and does not reserve); returns nil or an error reply, and NAV.
+-- a ticket open checks and does not reserve); returns nil or an error reply, then NAV and the open exposure it read.
 local function check_limits(houseKey, wager, maxPayout, headroom, maxExposureBps, maxPayoutBps, maxBetBps)
   local nav, exposure = house_nav(houseKey)
   if nav <= 0 then return {'err', 'house_closed', '0'}, nav end
@@ -100,22 +100,24 @@ local function check_limits(houseKey, wager, maxPayout, headroom, maxExposureBps
   if maxPayout > maxPayoutLimit then return {'err', 'max_payout', string.format('%.0f', maxPayoutLimit)}, nav end
   local maxExposure = fraction(nav, maxExposureBps)
   if headroom > 0 and exposure + headroom > maxExposure then return {'err', 'max_exposure', string.format('%.0f', maxExposure)}, nav end
-  return nil, nav
+  return nil, nav, exposure
 end
 
--- The exposure a Sweeper turn reserves: within the house's maxExposure while NAV is positive.
+-- The exposure a Sweeper turn reserves: within the house's maxExposure while NAV is positive. Returns as
+-- check_limits does.
 local function check_turn_exposure(houseKey, reserve, maxExposureBps)
   local nav, exposure = house_nav(houseKey)
   if nav <= 0 then return {'err', 'house_closed', '0'}, nav end
   local maxExposure = fraction(nav, maxExposureBps)
   if exposure + reserve > maxExposure then return {'err', 'max_exposure', string.format('%.0f', maxExposure)}, nav end
-  return nil, nav
+  return nil, nav, exposure
 end
 
 -- A wallet holds at most its share of maxExposure (design §10), so a few wallets cannot take all of it.
-local function check_wallet_exposure(playerKey, reserve, nav, maxExposureBps, walletBps)
+-- walletExposure: the wallet's open exposure, as the caller read it in this script.
+local function check_wallet_exposure(walletExposure, reserve, nav, maxExposureBps, walletBps)
   local limit = fraction(fraction(nav, maxExposureBps), walletBps)
-  if num(redis.call('HGET', playerKey, 'exposure')) + reserve > limit then
+  if num(walletExposure) + reserve > limit then
     return {'err', 'wallet_exposure', string.format('%.0f', limit)}
   end
   return nil

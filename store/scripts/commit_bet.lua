@@ -42,28 +42,33 @@ if isTurn then
   if payload.params.turn == 'choice' and tonumber(payload.params.row) ~= num(t[4]) then return {'err', 'row_order'} end
   if payload.params.turn == 'cashout' and num(t[4]) < 1 then return {'err', 'cashout_zero'} end
 end
-local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias')
+local player = redis.call('HMGET', KEYS[1], 'balance', 'nonce', 'alias', 'exposure')
 if num(p[8]) ~= num(player[2]) then return {'err', 'stale_nonce'} end
 if redis.call('SISMEMBER', KEYS[5], p[7]) == 1 then return {'err', 'commitment_used'} end
 if not isTurn and redis.call('SCARD', KEYS[10]) >= num(f.maxUnrevealed) then return {'err', 'unrevealed_limit'} end
 
 local stake = p[3]
 local exposureDelta = p[5] or '0'
+-- NAV and the house's open exposure as the limit check read them: this script moves stakes only between locked
+-- totals, so NAV stays, and the exposure grows by exactly exposureDelta.
+local nav, houseExposure
 if isTurn then
   -- The stake was locked when the ticket opened.
   stake = '0'
   if num(exposureDelta) > 0 then
-    local limitError, nav = check_turn_exposure(KEYS[6], num(exposureDelta), num(f.maxExposureBps))
+    local limitError
+    limitError, nav, houseExposure = check_turn_exposure(KEYS[6], num(exposureDelta), num(f.maxExposureBps))
     if limitError then return limitError end
-    local walletError = check_wallet_exposure(KEYS[1], num(exposureDelta), nav, num(f.maxExposureBps), num(f.maxWalletExposureBps))
+    local walletError = check_wallet_exposure(player[4], num(exposureDelta), nav, num(f.maxExposureBps), num(f.maxWalletExposureBps))
     if walletError then return walletError end
   end
 else
   if num(stake) > num(player[1]) then return {'err', 'insufficient_balance', player[1] or '0'} end
-  local limitError, nav = check_limits(KEYS[6], num(stake), num(p[4]), num(exposureDelta), num(f.maxExposureBps), num(f.maxPayoutBps), num(f.maxBetBps))
+  local limitError
+  limitError, nav, houseExposure = check_limits(KEYS[6], num(stake), num(p[4]), num(exposureDelta), num(f.maxExposureBps), num(f.maxPayoutBps), num(f.maxBetBps))
   if limitError then return limitError end
   if num(exposureDelta) > 0 then
-    local walletError = check_wallet_exposure(KEYS[1], num(exposureDelta), nav, num(f.maxExposureBps), num(f.maxWalletExposureBps))
+    local walletError = check_wallet_exposure(player[4], num(exposureDelta), nav, num(f.maxExposureBps), num(f.maxWalletExposureBps))
     if walletError then return walletError end
   end
 end
@@ -80,7 +85,7 @@ if stake ~= '0' then lock_stake(KEYS[1], KEYS[6], stake) end
 add_exposure(KEYS[1], KEYS[6], exposureDelta)
 local deadlineMs, deadline = f.revealDeadlineMs, f.revealDeadline
 if f.shortRevealDeadlineMs and f.shortRevealDeadlineMs ~= '' and num(exposureDelta) > 0 then
-  local nav, exposure = house_nav(KEYS[6])
+  local exposure = houseExposure + num(exposureDelta)
   if exposure > fraction(fraction(nav, num(f.maxExposureBps)), num(f.scarceExposureBps)) then deadlineMs, deadline = f.shortRevealDeadlineMs, f.shortRevealDeadline end
 end
 if agentStake then agent_record(KEYS[13], KEYS[14], f.nowMs, num(f.agentWindowMs), hash, stake) end

@@ -6,9 +6,10 @@
 local cap = tonumber(ARGV[4])
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 redis.call('LREM', KEYS[2], 0, ARGV[1])
-redis.call('RPUSH', KEYS[2], ARGV[1])
-while redis.call('LLEN', KEYS[2]) > cap do
+local length = redis.call('RPUSH', KEYS[2], ARGV[1])
+while length > cap do
   redis.call('DEL', ARGV[5] .. redis.call('LPOP', KEYS[2]))
+  length = length - 1
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1

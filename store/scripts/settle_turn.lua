@@ -107,8 +107,8 @@ if f.ended == '1' then
   settle_stake(playerKey, houseKey, stake, f.payout, f.houseNet, f.won == '1')
   redis.call('RPUSH', betLogKey, f.betLogItem)
   redis.call('HSET', receiptKey, 'body', f.receiptJson, 'entry', f.entryJson)
-  redis.call('LPUSH', recentKey, f.recentJson)
-  redis.call('LTRIM', recentKey, 0, 49)
+  -- Readers take at most the newest 50; trimming only past 64 spares most settlements a command.
+  if redis.call('LPUSH', recentKey, f.recentJson) > 64 then redis.call('LTRIM', recentKey, 0, 49) end
   local seq = journal(journalKey, seqKey, f.endEventType, f.settledAt, f.endEventJson)
   endSeq = string.format('%d', seq)
   -- Live feeds get the play with the seq of its settle event, so a client can resume from the journal.
