@@ -40,6 +40,8 @@ export const nodeBackend: CryptoBackend = {
   name: 'node',
   // One-shot hashing skips a Hash object per call, which matters on the Merkle and RNG hot paths.
   sha256: (data) => hash('sha256', data, 'buffer') as unknown as Uint8Array,
+  // A string's UTF-8 hashed as it is: no encoded copy of each JCS text and bet-log entry.
+  sha256Utf8: (text) => hash('sha256', text, 'buffer') as unknown as Uint8Array,
   hmacSha256: (key, data) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
   ed25519Verify(signature, message, publicKey) {
     if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;

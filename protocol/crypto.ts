@@ -6,6 +6,8 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 export interface CryptoBackend {
   readonly name: string;
   sha256(data: Uint8Array): Uint8Array;
+  /** sha256 of a string's UTF-8 bytes, when the backend hashes text without an encoded copy first. */
+  sha256Utf8?(text: string): Uint8Array;
   hmacSha256(key: Uint8Array, data: Uint8Array): Uint8Array;
   /** Strict RFC 8032 verification; small-order and non-canonical keys are rejected. */
   ed25519Verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
@@ -56,6 +58,9 @@ export function cryptoBackend(): CryptoBackend {
 }
 
 export const sha256 = (data: Uint8Array): Uint8Array => backend.sha256(data);
+const encoder = new TextEncoder();
+/** sha256 of the UTF-8 bytes of `text` (JCS texts, entries): a bulk audit hashes several an entry. */
+export const sha256Utf8 = (text: string): Uint8Array => (backend.sha256Utf8 ? backend.sha256Utf8(text) : backend.sha256(encoder.encode(text)));
 export const hmacSha256 = (key: Uint8Array, data: Uint8Array): Uint8Array => backend.hmacSha256(key, data);
 export const ed25519Verify = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean =>
   backend.ed25519Verify(signature, message, publicKey);

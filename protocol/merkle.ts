@@ -11,7 +11,7 @@
  * direction flags.
  * @module
  */
-import { sha256 } from './crypto.ts';
+import { sha256, sha256Utf8 } from './crypto.ts';
 import { bytesEqual, fromHex, toHex } from './encoding.ts';
 
 /** Byte length of every hash in a tree or proof. */
@@ -52,6 +52,13 @@ export function leafHash(data: Uint8Array): Uint8Array {
   leafInput.set(data, 1);
   return sha256(leafInput.subarray(0, 1 + data.length));
 }
+
+/**
+ * RFC 9162 leaf hash of a text's UTF-8 bytes (a bet-log entry): the 0x00 prefix is the UTF-8 of U+0000, so the
+ * text is hashed as one string, with no encoded copy.
+ * @example leafHashOfText('entry') // leafHash(utf8('entry'))
+ */
+export const leafHashOfText = (text: string): Uint8Array => sha256Utf8(`\u0000${text}`);
 
 /**
  * RFC 6962 interior node hash, `sha256(0x01 ‖ left ‖ right)`.

@@ -1,8 +1,7 @@
 // What every receipt shares: ids, statuses, the anchor object and the bet-log leaf of its entry.
 // The per-game receipts are built in dice-receipt.ts and sweeper-receipt.ts, by the service and the verifier alike.
 import { canonicalize } from './jcs.ts';
-import { leafHash } from './merkle.ts';
-import { utf8 } from './encoding.ts';
+import { leafHashOfText } from './merkle.ts';
 import { toHex32, type Hex32 } from './hex32.ts';
 import { microToNumber } from './money.ts';
 
@@ -87,7 +86,7 @@ export function anchorLeafHexOf(body: string): unknown {
 export const betLogEntryJson = (entry: unknown): string => canonicalize(entry);
 
 /** The bet-log leaf of an entry's JCS text, `sha256(0x00 ‖ text)`, hex. */
-export const betLogLeafHexOfJson = (entryJson: string): Hex32 => toHex32(leafHash(utf8(entryJson)));
+export const betLogLeafHexOfJson = (entryJson: string): Hex32 => toHex32(leafHashOfText(entryJson));
 
 /**
  * The bet-log leaf of an entry, `sha256(0x00 ‖ JCS(entry))`, hex.

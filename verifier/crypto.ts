@@ -47,12 +47,16 @@ function keyObject(publicKey: Uint8Array): KeyObject {
   return key;
 }
 
+const sha256 = (data: Uint8Array): Uint8Array => hash('sha256', data, 'buffer') as unknown as Uint8Array;
+
 // The verifier never signs; signing stays with whatever backend was installed before (noble by default,
 // or a service's own when both run in one process, as in tests).
 const common = () => {
   const before = cryptoBackend();
   return {
-    sha256: (data: Uint8Array) => hash('sha256', data, 'buffer') as unknown as Uint8Array,
+    sha256,
+    // Node hashes a string's UTF-8 directly: no encoded copy of each JCS text and entry.
+    sha256Utf8: (text: string) => hash('sha256', text, 'buffer') as unknown as Uint8Array,
     hmacSha256: (key: Uint8Array, data: Uint8Array) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
     ed25519Sign: before.ed25519Sign,
     ed25519PublicKey: before.ed25519PublicKey,
