@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { houseState, type HouseDeps } from '../../house/view.ts';
 import { limitsOf, navVault } from '../../protocol/house.ts';
+import { lockedTotals } from '../helpers/house.ts';
 
 const settings = { maxBetBps: 50, maxPayoutBps: 100, maxExposureBps: 2_500 };
 // A house of 1,000 USDC of NAV with 300 owed to players and a 100 USDC redemption valued, not yet paid.
-const ledger = {
-  vault: 1_400_000_000n,
-  balances: 300_000_000n,
-  staked: 0n,
-  banked: 0n,
-  exposure: 0n,
-  pendingWithdrawals: 0n,
-  unattributed: 0n,
-  lpPending: 0n,
-  lpPayable: 100_000_000n,
-};
+const ledger = lockedTotals({ vault: 1_400_000_000n, balances: 300_000_000n, lpPayable: 100_000_000n });
 const navAt = (live: bigint, h = ledger) => limitsOf(h, settings, navVault(h, live)).nav;
 
 describe('NAV read from the live vault (navVault)', () => {

@@ -8,6 +8,7 @@ import { diceMultiplierBps, dicePayout } from '../../protocol/dice.ts';
 import { exposureRefusal, limitsOf, type LimitSettings, type LockedTotals } from '../../protocol/house.ts';
 import { freeLiquidity, redemptionValue, sharesForDeposit, VIRTUAL_SHARES } from '../../protocol/lp-shares.ts';
 import { SWEEPER_ROWS, sweeperBanked, sweeperOwed, sweeperPayout, sweeperTurnExposure, type SweeperMode } from '../../protocol/sweeper.ts';
+import { lockedTotals } from '../helpers/house.ts';
 
 const USDC = 1_000_000n;
 const MODES: SweeperMode[] = ['easy', 'medium', 'hard'];
@@ -69,17 +70,7 @@ class Books {
     readonly settings: LimitSettings,
   ) {
     const total = balances.reduce((x, y) => x + y, 0n);
-    this.h = {
-      vault: capital + total,
-      balances: total,
-      staked: 0n,
-      banked: 0n,
-      exposure: 0n,
-      pendingWithdrawals: 0n,
-      unattributed: 0n,
-      lpPending: 0n,
-      lpPayable: 0n,
-    };
+    this.h = lockedTotals({ vault: capital + total, balances: total });
     // Genesis mints the bootstrap shares at a price of 1.
     this.supply = capital;
     this.capital = capital;
