@@ -82,15 +82,21 @@ describe('shipper batching (chdb)', () => {
     return { inner, engine, journal, shipper, shipped };
   }
 
+  /** Appends events 1..n one at a time, `gapMs` apart. @returns the last one's seq */
+  async function trickle(journal: Journal, n: number, gapMs: number): Promise<number> {
+    let last = 0;
+    for (let i = 1; i <= n; i++) {
+      [last] = (await journal.append([event(i)])) as [number];
+      await new Promise((r) => setTimeout(r, gapMs));
+    }
+    return last;
+  }
+
   it('under a trickle, lets events gather for flushMs between INSERTs', async () => {
     const flushMs = 500;
     const { inner, engine, journal, shipper, shipped } = await setup({ flushMs, batchSize: 10_000 });
     shipper.start();
-    let last = 0;
-    for (let i = 1; i <= 60; i++) {
-      [last] = (await journal.append([event(i)])) as [number];
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const last = await trickle(journal, 60, 20);
     await shipper.waitFor(last);
     expect(await count(inner, 'SELECT count() AS n FROM journal_events')).toBe(60);
     const { inserts } = engine;
@@ -104,11 +110,7 @@ describe('shipper batching (chdb)', () => {
   it('by default, gathers a trickle for a second: one INSERT a second, each a part in every table the views feed', async () => {
     const { engine, journal, shipper } = await setup({ batchSize: 10_000 });
     shipper.start();
-    let last = 0;
-    for (let i = 1; i <= 100; i++) {
-      [last] = (await journal.append([event(i)])) as [number];
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    const last = await trickle(journal, 100, 25);
     await shipper.waitFor(last);
     const { inserts } = engine;
     expect(inserts.length).toBeGreaterThan(1);
