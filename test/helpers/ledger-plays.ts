@@ -86,6 +86,7 @@ export class LedgerPlays {
     hash ??= await this.committedBet(event.at);
     const receiptId = event.data.receiptId;
     const entryJson = betLogEntryJson({ receiptId, betPayloadHash: hash });
+    const leafHashHex = betLogLeafHexOfJson(entryJson);
     const result = await this.bets.settleTurn(
       { hash, wallet: WALLET, game: 'dice', ticketId: '' },
       {
@@ -98,8 +99,9 @@ export class LedgerPlays {
           houseNet: 0n,
           won: false,
           receiptId,
-          receiptJson: JSON.stringify({ receiptId }),
-          leafHashHex: betLogLeafHexOfJson(entryJson),
+          // The anchor checks every entry against its stored receipt's leaf before committing it.
+          receiptJson: JSON.stringify({ receiptId, anchor: { betLogEntryHash: leafHashHex } }),
+          leafHashHex,
           entryJson,
           event: { type: event.type, json: JSON.stringify(event.data) },
           recentJson: JSON.stringify({ receiptId }),
