@@ -1,6 +1,6 @@
 // Mixed load (issue 25): for 60 s, 64 Dice players play while an analyst asks for rankings and stats every 100 ms
 // (the answer cache off, over 1M preloaded plays) and 1,000 subscribers hold the live stream. Reports settled/s, step
-// p99, rankings and stats p99, SSE delivery p99 (from each play's PUBLISH to each subscriber) and the shipper lag.
+// p99, rankings and stats p99 (and, beside them, a request that reads no analytics), SSE delivery p99 (from each play's PUBLISH to each subscriber) and the shipper lag.
 //
 // The subscribers watch Sweeper, and a Sweeper play is published every 100 ms by settle_turn.lua itself (journal entry
 // and PUBLISH in one script, test/helpers/ledger-plays.ts), so each delivery is timed while every Dice play still passes through the stream's
@@ -50,7 +50,9 @@ async function preload(dataDir: string, prefix: string): Promise<void> {
 function analyst(api: string, until: () => boolean): Promise<{ rankings: number[]; stats: number[]; errors: number }> {
   const rankingsUrls = GAMES.flatMap((g) => SOURCES.flatMap((s) => METRICS.map((m) => `${api}/rankings?game=${g}&source=${s}&metric=${m}`)));
   const statsUrls = GAMES.flatMap((g) => PERIODS.map((p) => `${api}/stats?game=${g}&period=${p}`));
-  const out = { rankings: [] as number[], stats: [] as number[], errors: 0 };
+  // A request that reads no analytics, timed beside them: what the API (and this loaded client) add to any request.
+  const baselineUrl = `${api}/protocol/v1/config`;
+  const out = { rankings: [] as number[], stats: [] as number[], baseline: [] as number[], errors: 0 };
   const timed = async (url: string, into: number[]) => {
     const t = performance.now();
     const res = await fetch(url);
@@ -61,7 +63,11 @@ function analyst(api: string, until: () => boolean): Promise<{ rankings: number[
   return (async () => {
     for (let i = 0; !until(); i++) {
       const t = performance.now();
-      await Promise.all([timed(rankingsUrls[i % rankingsUrls.length]!, out.rankings), timed(statsUrls[i % statsUrls.length]!, out.stats)]);
+      await Promise.all([
+        timed(rankingsUrls[i % rankingsUrls.length]!, out.rankings),
+        timed(statsUrls[i % statsUrls.length]!, out.stats),
+        timed(baselineUrl, out.baseline),
+      ]);
       await new Promise((r) => setTimeout(r, Math.max(0, ANALYST_EVERY_MS - (performance.now() - t))));
     }
     return out;
@@ -146,6 +152,7 @@ export async function benchMixed(env: Record<string, string>): Promise<Record<st
     const perBet = (ms: number) => Math.round((ms * 1000) / run.done);
     const rankings = sorted(reads.rankings);
     const stats = sorted(reads.stats);
+    const baseline = sorted(reads.baseline);
     const delivery = sorted(deliveries);
     const figures: Record<string, number> = {
       'mixed.settledPerSec': Math.round((run.done / run.elapsedMs) * 1000),
@@ -154,6 +161,8 @@ export async function benchMixed(env: Record<string, string>): Promise<Record<st
       'mixed.rankingsP99Ms': round2(percentile(rankings, 99)),
       'mixed.statsP50Ms': round2(percentile(stats, 50)),
       'mixed.statsP99Ms': round2(percentile(stats, 99)),
+      'mixed.baselineP50Ms': round2(percentile(baseline, 50)),
+      'mixed.baselineP99Ms': round2(percentile(baseline, 99)),
       'mixed.analystQueries': rankings.length + stats.length,
       [`mixed.sseP50DeliveryMs.${SUBSCRIBERS}`]: round2(percentile(delivery, 50)),
       [`mixed.sseP99DeliveryMs.${SUBSCRIBERS}`]: round2(percentile(delivery, 99)),
