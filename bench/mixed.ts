@@ -47,7 +47,7 @@ async function preload(dataDir: string, prefix: string): Promise<void> {
 }
 
 /** The analyst: rankings and stats (rotating through their parameters) every 100 ms, timed over HTTP. */
-function analyst(api: string, until: () => boolean): Promise<{ rankings: number[]; stats: number[]; errors: number }> {
+function analyst(api: string, until: () => boolean): Promise<{ rankings: number[]; stats: number[]; baseline: number[]; errors: number }> {
   const rankingsUrls = GAMES.flatMap((g) => SOURCES.flatMap((s) => METRICS.map((m) => `${api}/rankings?game=${g}&source=${s}&metric=${m}`)));
   const statsUrls = GAMES.flatMap((g) => PERIODS.map((p) => `${api}/stats?game=${g}&period=${p}`));
   // A request that reads no analytics, timed beside them: what the API (and this loaded client) add to any request.
