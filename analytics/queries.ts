@@ -90,7 +90,8 @@ export interface StatsInput {
   game?: unknown;
   period?: unknown;
   now: Date;
-  bankroll: Bankroll;
+  /** Awaited once the queries are sent: it comes from elsewhere (the chain), so both run at once. */
+  bankroll: Bankroll | PromiseLike<Bankroll>;
 }
 
 /**
@@ -116,14 +117,15 @@ export async function stats(engine: AnalyticsEngine, input: StatsInput): Promise
     paid += bigIntOf(r.paid);
   }
   const totals = totalsOf({ n: n.toString(), wag: wag.toString(), paid: paid.toString() });
-  return { generatedAt: input.now.toISOString(), game, period, totals, bankroll: input.bankroll, buckets };
+  return { generatedAt: input.now.toISOString(), game, period, totals, bankroll: await input.bankroll, buckets };
 }
 
 export interface ActivityInput {
   game?: unknown;
   limit?: unknown;
   now: Date;
-  bankroll: Bankroll;
+  /** Awaited once the queries are sent: it comes from elsewhere (the chain), so both run at once. */
+  bankroll: Bankroll | PromiseLike<Bankroll>;
 }
 
 /**
@@ -157,7 +159,7 @@ export async function activity(engine: AnalyticsEngine, input: ActivityInput): P
     topWagers: topWagers.map(playOf),
     topActors: topActors.map((r, i) => actorOf(r, i + 1)),
     totals,
-    bankroll: input.bankroll,
+    bankroll: await input.bankroll,
   };
 }
 

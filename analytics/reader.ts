@@ -113,14 +113,15 @@ export class EngineReader implements AnalyticsReader {
 
   async activity(query: ActivityQuery): Promise<Activity> {
     const q = parseQuery('activity', query);
-    return this.cached(`activity:${q.game}:${q.limit}`, async (engine, now) => activity(engine, { ...q, now, bankroll: await this.deps.bankroll() }));
+    return this.cached(`activity:${q.game}:${q.limit}`, async (engine, now) => activity(engine, { ...q, now, bankroll: this.bankroll() }));
   }
 
   async shippedActivity(query: ActivityQuery): Promise<ShippedActivity> {
     const q = parseQuery('activity', query);
     return this.cached(`shipped-activity:${q.game}:${q.limit}`, async (engine, now) => {
+      const bankroll = this.bankroll();
       const shippedSeq = await shippedPlaySeq(engine);
-      return { shippedSeq, activity: await activity(engine, { ...q, now, bankroll: await this.deps.bankroll() }) };
+      return { shippedSeq, activity: await activity(engine, { ...q, now, bankroll }) };
     });
   }
 
@@ -131,7 +132,7 @@ export class EngineReader implements AnalyticsReader {
 
   async stats(query: StatsQuery): Promise<Stats> {
     const q = parseQuery('stats', query);
-    return this.cached(`stats:${q.game}:${q.period}`, async (engine, now) => stats(engine, { ...q, now, bankroll: await this.deps.bankroll() }));
+    return this.cached(`stats:${q.game}:${q.period}`, async (engine, now) => stats(engine, { ...q, now, bankroll: this.bankroll() }));
   }
 
   async ping(): Promise<void> {
@@ -140,6 +141,14 @@ export class EngineReader implements AnalyticsReader {
     } catch (err) {
       throw err instanceof EngineError ? unavailable(err) : err;
     }
+  }
+
+  /** The house value, read from the chain while the queries run rather than before them. */
+  private bankroll(): Promise<Bankroll> {
+    const read = this.deps.bankroll();
+    // Awaited after the queries answer: when one of them fails first, this read's failure must not go unhandled.
+    read.catch(() => {});
+    return read;
   }
 
   /** One computation per key per `cacheMs`, in flight or done; a failure is not kept. */

@@ -3,13 +3,14 @@
 // engine opened lazily with a pause between failed attempts; and one shipper among several worker processes.
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IpcReader, serveAnalytics, type IpcPeer } from '../../analytics/cluster-ipc.ts';
 import { EngineError, type AnalyticsEngine, type Row } from '../../analytics/engine.ts';
 import { EngineHolder } from '../../analytics/engine-holder.ts';
 import { migrate } from '../../analytics/migrations.ts';
 import { EngineReader } from '../../analytics/reader.ts';
 import { startAnalyticsWorker, type AnalyticsWorker } from '../../anchor-worker/analytics.ts';
+import type { Bankroll } from '../../protocol/analytics.ts';
 import { PfwsError } from '../../protocol/errors.ts';
 import { JournalStream, ShipperStore } from '../../store/analytics.ts';
 import { HeartbeatStore } from '../../store/heartbeats.ts';
@@ -111,6 +112,39 @@ describe('the reader', () => {
     const after = await reader.shippedActivity({ game: 'dice' });
     expect(after.shippedSeq).toBe(base + 2);
     expect(after.activity.latestPlays.slice(0, 2).map((p) => p.receiptId)).toEqual(['dice_shipped2', 'dice_shipped1']);
+  });
+
+  it('reads the house value from the chain while the queries run, not before them', async () => {
+    const answers = {
+      stats: (r: EngineReader) => r.stats({ period: 'day' }),
+      activity: (r: EngineReader) => r.activity({}),
+      snapshot: async (r: EngineReader) => (await r.shippedActivity({})).activity,
+    };
+    for (const [name, ask] of Object.entries(answers)) {
+      let release: (b: Bankroll) => void = () => {};
+      const chainRead = new Promise<Bankroll>((resolve) => {
+        release = resolve;
+      });
+      const before = state.queries;
+      const answer = ask(new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: () => chainRead, cacheMs: 0 }));
+      await vi.waitFor(() => expect(state.queries, name).toBeGreaterThan(before));
+      release(BANKROLL);
+      expect((await answer).bankroll, name).toEqual(BANKROLL);
+    }
+  });
+
+  it('answers SERVICE_UNAVAILABLE when the house value cannot be read, also when a query failed first', async () => {
+    const failing = () => Promise.reject(new PfwsError('SERVICE_UNAVAILABLE', 'the chain cannot be read (injected)'));
+    const reader = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: failing, cacheMs: 0 });
+    expect(await codeOf(reader.stats({}))).toBe('SERVICE_UNAVAILABLE');
+    state.down = true;
+    try {
+      // The query fails before the chain read is awaited: that read's rejection must not go unhandled.
+      expect(await codeOf(reader.activity({}))).toBe('SERVICE_UNAVAILABLE');
+      expect(await codeOf(reader.stats({}))).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      state.down = false;
+    }
   });
 
   it('answers SERVICE_UNAVAILABLE while the engine fails, and does not keep the failure', async () => {
