@@ -27,7 +27,7 @@ const MAX_ATTEMPTS = 10;
 
 /**
  * One connection. A 503 (the service could not give it its first frames, e.g. a thousand snapshots read at once with
- * the answer cache off; seen once in ten mixed runs) is tried again after its Retry-After, as a client that honours it
+ * the answer cache off; seen once in nine mixed runs) is tried again after its Retry-After, as a client that honours it
  * would; what it then replays reaches it late, and counts so.
  */
 function connect(attempt: number): void {
