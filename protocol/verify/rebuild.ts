@@ -9,17 +9,14 @@ import type { Checks } from './report.ts';
 
 const MAX_SHOWN = 5;
 
-/** Paths (`result.payout`, `input.turns[1].clientSeedRaw`) where two JSON values differ, with both values. */
-export function jsonDifferences(got: unknown, want: unknown): string[] {
-  const out: string[] = [];
-  walk(got, want, [], out);
-  return out;
-}
+/** A field's path as a difference names it: `result.payout`, `input.turns[1].clientSeedRaw`. */
+const pathText = (path: readonly (string | number)[]): string => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i ? `.${p}` : p)).join('') || '.';
 
-// Paths are built only for the fields that differ: the walk is on every receipt of a bulk audit.
+// Records where two JSON values differ, with both values. Paths are built only for the fields that differ: the walk
+// is on every receipt of a bulk audit.
 function walk(got: unknown, want: unknown, path: (string | number)[], out: string[]): void {
   if (out.length >= 64 || got === want) return;
-  const at = () => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i ? `.${p}` : p)).join('') || '.';
+  const at = () => pathText(path);
   if (Array.isArray(got) && Array.isArray(want)) {
     if (got.length !== want.length) out.push(`${at()} has ${got.length} items, expected ${want.length}`);
     for (let i = 0; i < Math.min(got.length, want.length); i++) {
@@ -35,7 +32,7 @@ function walk(got: unknown, want: unknown, path: (string | number)[], out: strin
 
 /** The fields of two objects, `except` aside (on both sides): no copy of either is made without it. */
 function walkObject(got: Record<string, unknown>, want: Record<string, unknown>, path: (string | number)[], out: string[], except?: string): void {
-  const at = () => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i ? `.${p}` : p)).join('') || '.';
+  const at = () => pathText(path);
   for (const key in want) {
     if (key === except) continue;
     path.push(key);
@@ -99,5 +96,5 @@ export function compareRebuilt(checks: Checks, served: Record<string, unknown>, 
     const more = list.length > MAX_SHOWN ? ` (and ${list.length - MAX_SHOWN} more)` : '';
     checks.fail(check, `${WHAT[check]}: ${list.slice(0, MAX_SHOWN).join('; ')}${more}`);
   }
-  return diffs.length === 0;
+  return false;
 }
