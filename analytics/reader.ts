@@ -104,7 +104,7 @@ export interface EngineReaderDeps {
 
 /** Reads from an engine this process may query itself (chDB it owns, or a ClickHouse server). */
 export class EngineReader implements AnalyticsReader {
-  private readonly cache = new Map<string, { at: number; value: Promise<unknown> }>();
+  private readonly cache = new Map<string, { at: number; value: Promise<unknown>; inFlight: boolean }>();
   private readonly cacheMs: number;
 
   constructor(private readonly deps: EngineReaderDeps) {
@@ -151,11 +151,16 @@ export class EngineReader implements AnalyticsReader {
     return read;
   }
 
-  /** One computation per key per `cacheMs`, in flight or done; a failure is not kept. */
+  /**
+   * One computation per key per `cacheMs` once done; a failure is not kept. While one is in flight, every request
+   * for the same key shares it, whatever its age and `cacheMs` (0 included): a burst of identical requests (a
+   * thousand live-stream clients reconnecting at once) costs one query, not one each, and an answer is never older
+   * than the query that was already running when it was asked.
+   */
   private cached<T>(key: string, compute: (engine: AnalyticsEngine, now: Date) => Promise<T>): Promise<T> {
     const t = performance.now();
     const hit = this.cache.get(key);
-    if (hit && t - hit.at < this.cacheMs) return hit.value as Promise<T>;
+    if (hit && (hit.inFlight || t - hit.at < this.cacheMs)) return hit.value as Promise<T>;
     const value = (async () => {
       try {
         return await compute(await this.deps.engine(), this.deps.clock());
@@ -163,12 +168,21 @@ export class EngineReader implements AnalyticsReader {
         throw err instanceof EngineError ? unavailable(err) : err;
       }
     })();
-    this.cache.set(key, { at: t, value });
-    value.catch(() => {
-      if (this.cache.get(key)?.value === value) this.cache.delete(key);
-    });
+    const entry = { at: t, value, inFlight: true };
+    this.cache.set(key, entry);
+    value.then(
+      () => {
+        entry.inFlight = false;
+        // Kept only while it may still serve: with the cache off, nothing outlives its query.
+        if (this.cacheMs === 0 && this.cache.get(key) === entry) this.cache.delete(key);
+      },
+      () => {
+        entry.inFlight = false;
+        if (this.cache.get(key) === entry) this.cache.delete(key);
+      },
+    );
     // Keys are few (whitelisted parameters, limit 1..100), but expired entries still go.
-    if (this.cache.size > 512) for (const [k, v] of this.cache) if (t - v.at >= this.cacheMs) this.cache.delete(k);
+    if (this.cache.size > 512) for (const [k, v] of this.cache) if (!v.inFlight && t - v.at >= this.cacheMs) this.cache.delete(k);
     return value;
   }
 }

@@ -96,7 +96,7 @@ export const ConfigSchema = Type.Object({
     0,
     60_000,
     1_000,
-    'How long one analytics answer (activity, rankings, stats) serves the same query; 0 queries ClickHouse on every request',
+    'How long one analytics answer (activity, rankings, stats) serves the same query; 0 queries ClickHouse for every request, except that identical requests arriving while that query runs share it',
   ),
   CLUSTER: Type.Optional(
     OneOf(['localnet', 'devnet', 'testnet', 'mainnet-beta'], undefined, 'Solana cluster; localnet without SOLANA_RPC_URL, else mainnet-beta'),

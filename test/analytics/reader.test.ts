@@ -89,6 +89,38 @@ describe('the reader', () => {
     expect(stats.buckets).toHaveLength(12);
   });
 
+  it('with the cache off, shares a query in flight among identical requests, and keeps nothing once it answered', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The engine is slow to open: every request below arrives while the first one's query is in flight.
+    const reader = new EngineReader({
+      engine: async () => {
+        await gate;
+        return engine;
+      },
+      clock: () => NOW,
+      bankroll: async () => BANKROLL,
+      cacheMs: 0,
+    });
+    state.queries = 0;
+    await new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL, cacheMs: 0 }).shippedActivity({});
+    const perAnswer = state.queries;
+    state.queries = 0;
+    const burst = Array.from({ length: 50 }, () => reader.shippedActivity({ game: 'sweeper' }));
+    const other = reader.shippedActivity({ game: 'dice' });
+    release();
+    const answers = await Promise.all(burst);
+    await other;
+    // The burst cost one computation; the other game's snapshot is its own.
+    expect(new Set(answers).size).toBe(1);
+    expect(state.queries).toBe(2 * perAnswer);
+    // Once answered, nothing is served from it: the next request queries again.
+    expect(await reader.shippedActivity({ game: 'sweeper' })).not.toBe(answers[0]);
+    expect(state.queries).toBe(3 * perAnswer);
+  });
+
   it("gives the stream's snapshot with the seq of the newest play it holds, read before the activity", async () => {
     const reader = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL, cacheMs: 0 });
     const before = await reader.shippedActivity({ game: 'dice' });
