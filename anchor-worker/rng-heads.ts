@@ -24,7 +24,7 @@ async function commitNewChain(deps: RngHeadDeps): Promise<CommittedChain> {
   const { chains, anchorKey } = deps;
   // A fresh id every time: an index of an earlier chain is never handed out again, even if Redis lost the cursor.
   const chainId = Math.max(0, ...chains.ids()) + 1;
-  const chain = chains.create(chainId, deps.chainLength);
+  const chain = await chains.create(chainId, deps.chainLength);
   const signature = await sendAndConfirm(deps.rpc, anchorKey.signer, [memoInstruction(rngHeadMemo(chainId, chain.headHex), [anchorKey.signer])]);
   deps.logger.info({ chainId, head: chain.headHex, signature }, 'rng: chain head committed on-chain');
   return { chainId, head: chain.headHex, length: chain.length, signature };

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { RngChain } from '../protocol/rng-chain.ts';
+import { chainCheckpoints, RngChain } from '../protocol/rng-chain.ts';
 import { fromHex, toHex } from '../protocol/encoding.ts';
 
 interface ChainFile {
@@ -15,10 +15,13 @@ interface ChainFile {
 }
 
 const CHECKPOINT_INTERVAL = 1024;
+// About 10 ms of hashing between two turns of the event loop.
+const SLICE_HASHES = 8192;
 
 export class RngChains {
   readonly #dir: string;
   readonly #loaded = new Map<number, RngChain>();
+  readonly #creating = new Set<number>();
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -37,11 +40,32 @@ export class RngChains {
       .sort((a, b) => a - b);
   }
 
-  /** Draws a new secret s_N; the head is computed and stored with it. */
-  create(chainId: number, length: number): RngChain {
-    if (existsSync(this.#file(chainId))) throw new Error(`rng chain ${chainId} already exists`);
+  /**
+   * Draws a new secret s_N; the head is computed and stored with it. The hashing (one per index, about 1 s per
+   * million) runs in slices with the event loop free between them, so a rollover never stalls the process that
+   * makes it (in the all-in-one mode: the analytics answers, the local chain, anchoring).
+   * @throws when the chain exists, or is being created here already
+   */
+  async create(chainId: number, length: number): Promise<RngChain> {
+    if (existsSync(this.#file(chainId)) || this.#creating.has(chainId)) throw new Error(`rng chain ${chainId} already exists`);
+    this.#creating.add(chainId);
+    try {
+      return await this.#create(chainId, length);
+    } finally {
+      this.#creating.delete(chainId);
+    }
+  }
+
+  async #create(chainId: number, length: number): Promise<RngChain> {
     const secret = new Uint8Array(randomBytes(32));
-    const chain = new RngChain({ secret, length, checkpointInterval: CHECKPOINT_INTERVAL });
+    const steps = chainCheckpoints(secret, length, CHECKPOINT_INTERVAL, SLICE_HASHES);
+    let step = steps.next();
+    while (!step.done) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      step = steps.next();
+    }
+    const chain = new RngChain({ secret, length, checkpointInterval: CHECKPOINT_INTERVAL, checkpoints: step.value });
+    if (existsSync(this.#file(chainId))) throw new Error(`rng chain ${chainId} already exists`);
     mkdirSync(this.#dir, { recursive: true });
     const file: ChainFile = {
       chainId,

@@ -23,6 +23,32 @@ export interface RngChainOptions {
 }
 
 /**
+ * Hashes a chain from its secret s_N down to its head s_0 and returns the checkpoints s_0, s_interval, s_2·interval, …
+ * that {@link RngChain} takes. It pauses (yields) after every `sliceHashes` hashes, so that a caller creating a long
+ * chain can let other work run between slices (a chain of 100M indices is about 100 s of hashing).
+ * @throws {RangeError} on a bad secret, length, interval or slice
+ */
+export function* chainCheckpoints(secret: Uint8Array, length: number, interval: number, sliceHashes = Number.POSITIVE_INFINITY): Generator<void, Uint8Array[]> {
+  if (secret.length !== RNG_VALUE_BYTES) throw new RangeError('secret must be 32 bytes');
+  if (!Number.isSafeInteger(length) || length < 1) throw new RangeError('length must be a positive integer');
+  if (!Number.isSafeInteger(interval) || interval < 1) throw new RangeError('bad checkpoint interval');
+  if (!(sliceHashes >= 1)) throw new RangeError('bad slice');
+  const checkpoints: Uint8Array[] = new Array(Math.floor(length / interval) + 1);
+  let value = secret;
+  let sinceYield = 0;
+  for (let i = length; i >= 0; i--) {
+    if (i % interval === 0) checkpoints[i / interval] = value;
+    if (i === 0) break;
+    value = sha256(value);
+    if (++sinceYield >= sliceHashes) {
+      sinceYield = 0;
+      yield;
+    }
+  }
+  return checkpoints;
+}
+
+/**
  * A chain whose values are served from sparse checkpoints, with one recomputed segment cached,
  * so sequential indices cost one hash each on average.
  * @example new RngChain({ secret, length: 1000 }).value(1)
@@ -55,12 +81,10 @@ export class RngChain {
       }
       checkpoints = [...options.checkpoints];
     } else {
-      checkpoints = new Array(slots + 1);
-      let value = secret;
-      for (let i = length; i >= 0; i--) {
-        if (i % interval === 0) checkpoints[i / interval] = value;
-        if (i > 0) value = sha256(value);
-      }
+      const steps = chainCheckpoints(secret, length, interval);
+      let step = steps.next();
+      while (!step.done) step = steps.next();
+      checkpoints = step.value;
     }
     this.#checkpoints = checkpoints;
     this.head = checkpoints[0] as Uint8Array;
