@@ -16,6 +16,7 @@ import { benchAnalytics } from './analytics.ts';
 import { benchSse } from './sse.ts';
 import { benchMixed } from './mixed.ts';
 import { benchIngest } from './ingest.ts';
+import { benchRedisClient } from './redis-client.ts';
 import { RedisServer } from '../chaos/redis-server.ts';
 
 /** What a benchmark gets: the shared service (started on first use), and a way to stop it to have the machine alone. */
@@ -66,6 +67,7 @@ const BENCHES: Record<string, Bench> = {
   // The live stream's delivery is part of the analytics goals (issue 11); `sse` runs it alone.
   analytics: async ({ service }) => ({ ...(await benchAnalytics()), ...(await benchSse(await service())) }),
   sse: async ({ service }) => benchSse(await service()),
+  'redis-client': async () => benchRedisClient(),
   // Two services of its own, one after the other, each alone on the machine.
   ingest: async ({ stopService }) => {
     await stopService();
