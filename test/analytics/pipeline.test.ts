@@ -8,6 +8,7 @@ import { AnalyticsRequestError, GAMES, METRICS, PERIODS, SOURCES } from '../../a
 import { activity, rankings, stats } from '../../analytics/queries.ts';
 import { literal } from '../../analytics/sql.ts';
 import { JournalShipper } from '../../analytics/shipper.ts';
+import { JOURNAL_COLUMNS, journalRowOf, journalValues, type JournalRow } from '../../analytics/journal-rows.ts';
 import { topWagersFilledTo } from '../../analytics/top-wagers.ts';
 import { JournalStream } from '../../store/analytics.ts';
 import { createRedis } from '../../store/redis.ts';
@@ -168,6 +169,68 @@ describe.each(ENGINE_KINDS)('analytics on %s', (kind) => {
     shippers.push(s);
     return s;
   };
+
+  it('ranks by the sums over every part a player has rows in, and counts all of them for the plays a ratio needs', async () => {
+    const engine = await env.open();
+    try {
+      await migrate(engine);
+      // Each INSERT below is a part of its own in slice_totals, left unmerged: the ranking must add them up.
+      await engine.exec('SYSTEM STOP MERGES slice_totals');
+      const r = rng(5);
+      const [split, whole, even] = [alias(3001), alias(3002), alias(3003)];
+      // `split` has 11 plays over three parts (none with 10), `whole` 9 in one, `even` 10 over two.
+      const batches: [string, number][][] = [
+        [
+          [split, 4],
+          [whole, 9],
+          [even, 5],
+        ],
+        [
+          [split, 4],
+          [even, 5],
+          [alias(3004), 2],
+        ],
+        [[split, 3]],
+      ];
+      const plays: FixturePlay[] = [];
+      let seq = 0;
+      for (const batch of batches) {
+        const rows = batch.flatMap(([player, n]) =>
+          Array.from({ length: n }, () => {
+            const won = r() < 0.5;
+            const play: FixturePlay = {
+              receiptId: receiptIdFor('dice'),
+              game: 'dice',
+              player,
+              sourceField: 'api',
+              wager: 1_000_000n + BigInt(Math.floor(r() * 9_000_000)),
+              payout: 0n,
+              won,
+              atMs: NOW.getTime() - HOUR,
+              seq: ++seq,
+            };
+            if (won) play.payout = (play.wager * 198n) / 100n;
+            plays.push(play);
+            const e = playEntry(play);
+            return journalRowOf(`${seq}-0`, ['seq', String(seq), 'type', e.type, 'at', e.at, 'data', JSON.stringify(e.data)]) as JournalRow;
+          }),
+        );
+        await engine.insert('journal_events', JOURNAL_COLUMNS, rows.map(journalValues));
+      }
+      expect(await count(engine, `SELECT count() AS n FROM system.parts WHERE active AND database = currentDatabase() AND table = 'slice_totals'`)).toBe(3);
+      for (const metric of METRICS) {
+        const got = await rankings(engine, { game: 'dice', source: 'api', metric, now: NOW });
+        expect({ metric, actors: got.actors }).toEqual({ metric, actors: modelRankings(plays, 'dice', 'api', metric).actors });
+      }
+      const ranked = (await rankings(engine, { metric: 'winRate', now: NOW })).actors.map((a) => [a.player, a.plays]);
+      expect(ranked.sort()).toEqual([
+        [split, 11],
+        [even, 10],
+      ].sort());
+    } finally {
+      await engine.close();
+    }
+  });
 
   describe('a year of history', () => {
     const data = dataset(11);
