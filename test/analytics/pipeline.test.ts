@@ -223,10 +223,12 @@ describe.each(ENGINE_KINDS)('analytics on %s', (kind) => {
         expect({ metric, actors: got.actors }).toEqual({ metric, actors: modelRankings(plays, 'dice', 'api', metric).actors });
       }
       const ranked = (await rankings(engine, { metric: 'winRate', now: NOW })).actors.map((a) => [a.player, a.plays]);
-      expect(ranked.sort()).toEqual([
-        [split, 11],
-        [even, 10],
-      ].sort());
+      expect(ranked.sort()).toEqual(
+        [
+          [split, 11],
+          [even, 10],
+        ].sort(),
+      );
     } finally {
       await engine.close();
     }
