@@ -4,6 +4,7 @@ import { createSolanaRpc, address } from '@solana/kit';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http, newKeypair, sign } from '../helpers/player.ts';
 import { buildApp } from '../../api/app.ts';
+import { createRpc } from '../../chain/rpc.ts';
 import { apiDepsOf } from '../../wiring.ts';
 import { AuthStore } from '../../store/auth.ts';
 import { defineScripts } from '../../store/scripts.ts';
@@ -391,6 +392,24 @@ describe('generic errors', () => {
       const res = await http('POST', `${svc.api}/dev/faucet`, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('INVALID_REQUEST');
+    }
+  });
+
+  it('the faucet answers 503 with Retry-After while the chain RPC does not answer, and the same request then works', async () => {
+    const deps = apiDepsOf(svc.wiring);
+    // Nothing listens on port 9: every RPC call fails to connect, as during an outage.
+    const app = await buildApp({ ...deps, faucet: { ...deps.faucet!, rpc: createRpc('http://127.0.0.1:9', 2_000) } });
+    try {
+      const kp = newKeypair();
+      const res = await app.inject({ method: 'POST', url: '/api/dev/faucet', payload: { wallet: kp.publicKey, usdc: 5, sol: 0.01 } });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      const again = await http('POST', `${svc.api}/dev/faucet`, { wallet: kp.publicKey, usdc: 5, sol: 0.01 });
+      expect(again.status).toBe(200);
+      expect(again.body.usdc).toBe(5);
+    } finally {
+      await app.close();
     }
   });
 
