@@ -100,15 +100,23 @@ export interface EngineReaderDeps {
    * @defaultValue 1000
    */
   cacheMs?: number;
+  /**
+   * How long a query in flight is shared with identical requests, whatever `cacheMs` is: past it, one that has not
+   * answered (a stuck engine) no longer holds up the requests that follow, which query afresh.
+   * @defaultValue 10000
+   */
+  shareInFlightMs?: number;
 }
 
 /** Reads from an engine this process may query itself (chDB it owns, or a ClickHouse server). */
 export class EngineReader implements AnalyticsReader {
   private readonly cache = new Map<string, { at: number; value: Promise<unknown>; inFlight: boolean }>();
   private readonly cacheMs: number;
+  private readonly shareInFlightMs: number;
 
   constructor(private readonly deps: EngineReaderDeps) {
     this.cacheMs = deps.cacheMs ?? 1_000;
+    this.shareInFlightMs = deps.shareInFlightMs ?? 10_000;
   }
 
   async activity(query: ActivityQuery): Promise<Activity> {
@@ -152,15 +160,15 @@ export class EngineReader implements AnalyticsReader {
   }
 
   /**
-   * One computation per key per `cacheMs` once done; a failure is not kept. While one is in flight, every request
-   * for the same key shares it, whatever its age and `cacheMs` (0 included): a burst of identical requests (a
-   * thousand live-stream clients reconnecting at once) costs one query, not one each, and an answer is never older
-   * than the query that was already running when it was asked.
+   * One computation per key per `cacheMs` once done; a failure is not kept. While one is in flight (for up to
+   * `shareInFlightMs`), every request for the same key shares it, whatever `cacheMs` is (0 included): a burst of
+   * identical requests (a thousand live-stream clients reconnecting at once) costs one query, not one each, and an
+   * answer is never older than the query that was already running when it was asked.
    */
   private cached<T>(key: string, compute: (engine: AnalyticsEngine, now: Date) => Promise<T>): Promise<T> {
     const t = performance.now();
     const hit = this.cache.get(key);
-    if (hit && (hit.inFlight || t - hit.at < this.cacheMs)) return hit.value as Promise<T>;
+    if (hit && (t - hit.at < this.cacheMs || (hit.inFlight && t - hit.at < this.shareInFlightMs))) return hit.value as Promise<T>;
     const value = (async () => {
       try {
         return await compute(await this.deps.engine(), this.deps.clock());
@@ -182,7 +190,7 @@ export class EngineReader implements AnalyticsReader {
       },
     );
     // Keys are few (whitelisted parameters, limit 1..100), but expired entries still go.
-    if (this.cache.size > 512) for (const [k, v] of this.cache) if (!v.inFlight && t - v.at >= this.cacheMs) this.cache.delete(k);
+    if (this.cache.size > 512) for (const [k, v] of this.cache) if (t - v.at >= Math.max(this.cacheMs, v.inFlight ? this.shareInFlightMs : 0)) this.cache.delete(k);
     return value;
   }
 }

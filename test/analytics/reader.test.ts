@@ -121,6 +121,27 @@ describe('the reader', () => {
     expect(state.queries).toBe(3 * perAnswer);
   });
 
+  it('stops sharing a query that has not answered within shareInFlightMs: the requests after it query afresh', async () => {
+    let opened = 0;
+    const reader = new EngineReader({
+      // The first open never answers (a stuck engine); the ones after it do.
+      engine: () => (opened++ === 0 ? new Promise<AnalyticsEngine>(() => {}) : Promise.resolve(engine)),
+      clock: () => NOW,
+      bankroll: async () => BANKROLL,
+      cacheMs: 0,
+      shareInFlightMs: 50,
+    });
+    const stuck = reader.stats({ period: 'day' });
+    // Within the bound, a request shares the stuck query.
+    const shared = reader.stats({ period: 'day' });
+    expect(opened).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const fresh = await reader.stats({ period: 'day' });
+    expect(opened).toBe(2);
+    expect(fresh.buckets).toHaveLength(24);
+    for (const p of [stuck, shared]) expect(await Promise.race([p.then(() => 'answered'), Promise.resolve('waiting')])).toBe('waiting');
+  });
+
   it("gives the stream's snapshot with the seq of the newest play it holds, read before the activity", async () => {
     const reader = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL, cacheMs: 0 });
     const before = await reader.shippedActivity({ game: 'dice' });
