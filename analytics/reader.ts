@@ -190,7 +190,8 @@ export class EngineReader implements AnalyticsReader {
       },
     );
     // Keys are few (whitelisted parameters, limit 1..100), but expired entries still go.
-    if (this.cache.size > 512) for (const [k, v] of this.cache) if (t - v.at >= Math.max(this.cacheMs, v.inFlight ? this.shareInFlightMs : 0)) this.cache.delete(k);
+    if (this.cache.size > 512)
+      for (const [k, v] of this.cache) if (t - v.at >= Math.max(this.cacheMs, v.inFlight ? this.shareInFlightMs : 0)) this.cache.delete(k);
     return value;
   }
 }
