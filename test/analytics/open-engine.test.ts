@@ -28,7 +28,7 @@ describe('openAnalyticsEngine', () => {
     await again.close();
   });
 
-  it('runs chDB with its merge pool, caches and memory bounded, and inserts not queued for an async flush', async () => {
+  it('runs chDB with its merge pool, caches and memory bounded, inserts not queued for an async flush, answers formatted inline', async () => {
     const engine = await openAnalyticsEngine({ dataDir: dir });
     const server = await engine.query<{ name: string; value: string }>(
       `SELECT name, value FROM system.server_settings WHERE name IN (${Object.keys(CHDB_SERVER_SETTINGS).map((n) => `'${n}'`)})`,
@@ -37,9 +37,13 @@ describe('openAnalyticsEngine', () => {
     expect(CHDB_SERVER_SETTINGS.max_server_memory_usage).toBeLessThanOrEqual(1024 ** 3);
     expect(CHDB_SERVER_SETTINGS.mark_cache_size).toBeLessThanOrEqual(64 * 1024 ** 2);
     const session = await engine.query<{ name: string; value: string }>(
-      "SELECT name, value FROM system.settings WHERE name IN ('max_threads', 'async_insert')",
+      "SELECT name, value FROM system.settings WHERE name IN ('max_threads', 'async_insert', 'output_format_parallel_formatting')",
     );
-    expect(Object.fromEntries(session.map((r) => [r.name, r.value]))).toEqual({ max_threads: '1', async_insert: '0' });
+    expect(Object.fromEntries(session.map((r) => [r.name, r.value]))).toEqual({
+      max_threads: '1',
+      async_insert: '0',
+      output_format_parallel_formatting: '0',
+    });
     await engine.close();
   });
 
