@@ -4,12 +4,15 @@
  * it answers analytics queries for the others.
  * @module
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Session, drainPending } from 'chdb';
 import { COMMON_SETTINGS, EngineError, insertTarget, type AnalyticsEngine, type Row } from './engine.ts';
-import type { SqlValue } from './sql.ts';
+import { literal, type SqlValue } from './sql.ts';
 import type { TableName } from './tables.ts';
 import { parseJsonEachRow } from './json-rows.ts';
+import { rowBinaryBytes, rowBinaryType, type RowBinaryType } from './row-binary.ts';
 import { tsvBytes } from './tsv.ts';
 
 export interface ChdbEngineOptions {
@@ -26,6 +29,13 @@ export interface ChdbEngineOptions {
    * @defaultValue 1
    */
   maxThreads?: number;
+  /**
+   * How rows go in: RowBinary, read by chDB from a file under `<dataDir>/inserts` (a string is a length and a copy),
+   * or TabSeparated handed over in memory (every byte scanned for escapes). Rows RowBinary has no exact form for here
+   * go as TabSeparated either way.
+   * @defaultValue `'RowBinary'`
+   */
+  insertFormat?: 'RowBinary' | 'TabSeparated';
 }
 
 const DATABASE_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -62,7 +72,11 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
   } catch (err) {
     throw new EngineError(`cannot open chDB at ${options.dataDir}: ${(err as Error).message}`, { cause: err });
   }
-  const engine = new ChdbEngine(session, database);
+  // What an ended process left of its insert files is never read again (this process's own may be in flight).
+  const inserts = path.join(options.dataDir, 'inserts');
+  mkdirSync(inserts, { recursive: true });
+  for (const name of readdirSync(inserts)) if (!name.startsWith(`${process.pid}-`)) rmSync(path.join(inserts, name), { force: true });
+  const engine = new ChdbEngine(session, database, options.insertFormat === 'TabSeparated' ? null : inserts);
   try {
     await engine.exec(`CREATE DATABASE IF NOT EXISTS ${database}`);
     // USE holds for this session's connection; a second Session on the same directory has its own.
@@ -74,13 +88,28 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
   return engine;
 }
 
-class ChdbEngine implements AnalyticsEngine {
+// file() reads a path with these as a glob.
+const GLOB_RE = /[*?{}[\]]/;
+
+/** A table's columns as RowBinary writes them (null where it does not), and their structure for file(). */
+interface TableLayout {
+  types: Map<string, RowBinaryType | null>;
+  sqlTypes: Map<string, string>;
+}
+
+export class ChdbEngine implements AnalyticsEngine {
   readonly kind = 'chdb' as const;
+  /** Inserts that went as RowBinary (the rest went as TabSeparated). */
+  binaryInserts = 0;
   private closed = false;
+  private insertFiles = 0;
+  private readonly layouts = new Map<string, Promise<TableLayout>>();
 
   constructor(
     private readonly session: Session,
     readonly database: string,
+    /** Where RowBinary inserts are written for chDB to read; null sends every insert as TabSeparated. */
+    private readonly insertsDir: string | null,
   ) {}
 
   async query<T extends Row = Row>(text: string): Promise<T[]> {
@@ -95,12 +124,60 @@ class ChdbEngine implements AnalyticsEngine {
     if (rows.length === 0) return;
     if (this.closed) throw new EngineError('chDB engine is closed');
     const target = insertTarget(table, columns);
+    const binary = await this.rowBinary(target.table, target.columns, rows);
+    if (binary) {
+      const file = path.join(binary.dir, `${process.pid}-${++this.insertFiles}.rowbinary`);
+      try {
+        await writeFile(file, binary.bytes);
+        await this.run(
+          `INSERT INTO ${this.database}.${target.table} (${target.columns.join(', ')}) SELECT * FROM file(${literal(file)}, 'RowBinary', ${literal(binary.structure)})`,
+          'TabSeparated',
+        );
+        this.binaryInserts++;
+      } catch (err) {
+        // A table changed since it was described is described again before the next insert.
+        this.layouts.delete(target.table);
+        throw err;
+      } finally {
+        await rm(file, { force: true });
+      }
+      return;
+    }
     const values = tsvBytes(rows);
     try {
       await this.session.insert({ table: `${this.database}.${target.table}`, columns: target.columns, values, format: 'TabSeparated' });
     } catch (err) {
       throw new EngineError(`chDB: ${(err as Error).message}`, { cause: err });
     }
+  }
+
+  /** The rows as RowBinary with the structure file() reads them by, or null when they go as TabSeparated. */
+  private async rowBinary(
+    table: string,
+    columns: readonly string[],
+    rows: readonly (readonly SqlValue[])[],
+  ): Promise<{ dir: string; bytes: Buffer; structure: string } | null> {
+    const dir = this.insertsDir;
+    if (dir === null || GLOB_RE.test(dir)) return null;
+    const layout = await this.layoutOf(table);
+    const types = columns.map((c) => layout.types.get(c) ?? null);
+    if (types.some((t) => t === null)) return null;
+    const bytes = rowBinaryBytes(types as RowBinaryType[], rows);
+    return bytes && { dir, bytes, structure: columns.map((c) => `${c} ${layout.sqlTypes.get(c)}`).join(', ') };
+  }
+
+  private layoutOf(table: string): Promise<TableLayout> {
+    let layout = this.layouts.get(table);
+    if (!layout) {
+      layout = this.query<{ name: string; type: string }>(`DESCRIBE TABLE ${this.database}.${table}`).then((cols) => ({
+        types: new Map(cols.map((c) => [c.name, rowBinaryType(c.type)])),
+        sqlTypes: new Map(cols.map((c) => [c.name, c.type])),
+      }));
+      // A failed look is not kept: the next insert asks again.
+      layout.catch(() => this.layouts.delete(table));
+      this.layouts.set(table, layout);
+    }
+    return layout;
   }
 
   async settle(): Promise<void> {
