@@ -46,7 +46,32 @@ export interface LedgerSnapshot {
   liabilities: Map<string, bigint>;
 }
 
+/**
+ * The anchor's check and the archiver read the same receipt bodies a moment apart (a body never changes once stored):
+ * what one of them reads from Redis is kept for the other, and taken once. About 3.6 kB a body, so at most this many
+ * wait on each side (15 MB), the oldest dropped first.
+ */
+const KEPT_BODIES = 4096;
+
+class KeptBodies {
+  readonly #bodies = new Map<string, string>();
+
+  put(receiptId: string, body: string): void {
+    this.#bodies.set(receiptId, body);
+    if (this.#bodies.size > KEPT_BODIES) this.#bodies.delete(this.#bodies.keys().next().value as string);
+  }
+
+  take(receiptId: string): string | undefined {
+    const body = this.#bodies.get(receiptId);
+    if (body !== undefined) this.#bodies.delete(receiptId);
+    return body;
+  }
+}
+
 export class AnchorStore {
+  readonly #forArchive = new KeptBodies();
+  readonly #forAnchor = new KeptBodies();
+
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
@@ -210,21 +235,42 @@ export class AnchorStore {
 
   /** The stored bodies of these receipts (null where none), in order; a failed read throws. */
   async receiptBodies(receiptIds: readonly string[]): Promise<(string | null)[]> {
-    if (receiptIds.length === 0) return [];
+    const out = receiptIds.map((id) => this.#forAnchor.take(id) ?? null);
+    const missing = receiptIds.flatMap((_, i) => (out[i] === null ? [i] : []));
+    if (missing.length === 0) return out;
     const pipeline = this.redis.pipeline();
-    for (const id of receiptIds) pipeline.hget(this.keys.receipt(id), 'body');
-    return (await pipelineReplies(pipeline)).map((r) => (typeof r === 'string' ? r : null));
+    for (const i of missing) pipeline.hget(this.keys.receipt(receiptIds[i] as string), 'body');
+    (await pipelineReplies(pipeline)).forEach((r, j) => {
+      const i = missing[j] as number;
+      if (typeof r !== 'string') return;
+      out[i] = r;
+      this.#forArchive.put(receiptIds[i] as string, r);
+    });
+    return out;
   }
 
   /**
    * One stored field of these receipts as bytes (null where absent), in order: the archive copies them as they are,
-   * without decoding them into strings.
+   * without decoding them into strings. A body the anchor's check has read is taken from what it kept, and one read
+   * here is kept for the check.
    */
   async receiptFieldBytes(receiptIds: readonly string[], field: 'body' | 'anchor'): Promise<(Buffer | null)[]> {
-    if (receiptIds.length === 0) return [];
+    const body = field === 'body';
+    const out = receiptIds.map((id): Buffer | null => {
+      const kept = body ? this.#forArchive.take(id) : undefined;
+      return kept === undefined ? null : Buffer.from(kept, 'utf8');
+    });
+    const missing = receiptIds.flatMap((_, i) => (out[i] === null ? [i] : []));
+    if (missing.length === 0) return out;
     const pipeline = this.redis.pipeline();
-    for (const id of receiptIds) pipeline.hgetBuffer(this.keys.receipt(id), field);
-    return (await pipelineReplies(pipeline)).map((r) => (Buffer.isBuffer(r) ? r : null));
+    for (const i of missing) pipeline.hgetBuffer(this.keys.receipt(receiptIds[i] as string), field);
+    (await pipelineReplies(pipeline)).forEach((r, j) => {
+      const i = missing[j] as number;
+      if (!Buffer.isBuffer(r)) return;
+      out[i] = r;
+      if (body) this.#forAnchor.put(receiptIds[i] as string, r.toString('utf8'));
+    });
+    return out;
   }
 
   /** The bet-log Merkle tree as persisted (extend it with `extendTo`). */

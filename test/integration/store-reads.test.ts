@@ -28,4 +28,31 @@ describe('receipt reads', () => {
     await expect(store.receiptFieldBytes(['dice_broken', 'dice_stored'], 'body')).rejects.toThrow(/WRONGTYPE/);
     await expect(store.receiptFieldBytes(['dice_broken'], 'anchor')).rejects.toThrow(/WRONGTYPE/);
   });
+
+  it("hands each of the anchor's check and the archiver the bodies the other just read, once each, the newest 4,096", async () => {
+    const bodyOf = (id: string) => `{"id":"${id}","é":"✓"}`;
+    const store = new AnchorStore(redis, keys, defineScripts(redis));
+    const ids = Array.from({ length: 4100 }, (_, i) => `dice_kept_${i}`);
+    const pipeline = redis.pipeline();
+    for (const id of ids) pipeline.hset(keys.receipt(id), 'body', bodyOf(id));
+    await pipeline.exec();
+    expect(await store.receiptBodies(ids)).toEqual(ids.map(bodyOf));
+    // Gone from Redis: what comes back now was kept from the check's read.
+    await redis.unlink(...ids.map((id) => keys.receipt(id)));
+    const archived = await store.receiptFieldBytes(ids, 'body');
+    expect(archived.slice(0, 4)).toEqual([null, null, null, null]);
+    expect(archived.slice(4)).toEqual(ids.slice(4).map((id) => Buffer.from(bodyOf(id))));
+    // Each is handed over once.
+    expect(await store.receiptFieldBytes(ids.slice(-2), 'body')).toEqual([null, null]);
+
+    // The other way: the archiver read first, and the check takes what it kept.
+    const later = ['dice_kept_a', 'dice_kept_b'];
+    for (const id of later) await redis.hset(keys.receipt(id), 'body', bodyOf(id), 'anchor', '{"b":2}');
+    expect(await store.receiptFieldBytes(later, 'body')).toEqual(later.map((id) => Buffer.from(bodyOf(id))));
+    await redis.unlink(...later.map((id) => keys.receipt(id)));
+    expect(await store.receiptBodies([...later, 'dice_kept_missing'])).toEqual([...later.map(bodyOf), null]);
+    expect(await store.receiptBodies(later)).toEqual([null, null]);
+    // Anchors are always read from Redis.
+    expect(await store.receiptFieldBytes(['dice_stored'], 'anchor')).toEqual([Buffer.from('{"b":2}')]);
+  });
 });
