@@ -128,7 +128,9 @@ export class ChdbEngine implements AnalyticsEngine {
     if (binary) {
       const file = path.join(binary.dir, `${process.pid}-${++this.insertFiles}.rowbinary`);
       try {
-        await writeFile(file, binary.bytes);
+        await writeFile(file, binary.bytes).catch((err: Error) => {
+          throw new EngineError(`chDB: cannot write the insert file ${file}: ${err.message}`, { cause: err });
+        });
         await this.run(
           `INSERT INTO ${this.database}.${target.table} (${target.columns.join(', ')}) SELECT * FROM file(${literal(file)}, 'RowBinary', ${literal(binary.structure)})`,
           'TabSeparated',
@@ -139,7 +141,8 @@ export class ChdbEngine implements AnalyticsEngine {
         this.layouts.delete(target.table);
         throw err;
       } finally {
-        await rm(file, { force: true });
+        // One left behind (the disk refused) is removed when the engine next opens.
+        await rm(file, { force: true }).catch(() => undefined);
       }
       return;
     }

@@ -1,6 +1,6 @@
 // The RowBinary encoder chDB's inserts go through: exact bytes, refusals (which go as TabSeparated instead), and
 // tables that read back the same whichever format the rows went in.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -142,6 +142,19 @@ describe('chDB inserts as RowBinary', () => {
     await engine.insert('receipts', TABLE_COLUMNS.receipts, [receipt(1, 'a', '1798761601')]);
     expect(engine.binaryInserts).toBe(before);
     expect(await engine.query('SELECT toString(createdAt) AS at FROM receipts')).toEqual([{ at: '2027-01-01 00:00:01' }]);
+    await engine.close();
+  });
+
+  it('sends TabSeparated from a data directory file() would read as a glob, and clears what an ended process left', async () => {
+    const globbed = path.join(dir, 'a{b}');
+    mkdirSync(path.join(globbed, 'inserts'), { recursive: true });
+    writeFileSync(path.join(globbed, 'inserts', '1-1.rowbinary'), 'left by an ended process');
+    const engine = (await openChdbEngine({ dataDir: globbed, database: 'globbed' })) as ChdbEngine;
+    expect(readdirSync(path.join(globbed, 'inserts'))).toEqual([]);
+    await migrate(engine);
+    await engine.insert('receipts', TABLE_COLUMNS.receipts, [receipt(1, 'a')]);
+    expect(engine.binaryInserts).toBe(0);
+    expect(await engine.query('SELECT count() AS n FROM receipts')).toEqual([{ n: '1' }]);
     await engine.close();
   });
 });
