@@ -70,6 +70,18 @@ function stringOf(value: SqlValue): string | Uint8Array | null {
   return null;
 }
 
+// Buffer's writers, each given the type's own width: the small ones take a number, the 64-bit ones a bigint.
+const WRITE_INTEGER: Record<IntegerType, (out: Buffer, n: bigint, at: number) => number> = {
+  UInt8: (out, n, at) => out.writeUInt8(Number(n), at),
+  UInt16: (out, n, at) => out.writeUInt16LE(Number(n), at),
+  UInt32: (out, n, at) => out.writeUInt32LE(Number(n), at),
+  UInt64: (out, n, at) => out.writeBigUInt64LE(n, at),
+  Int8: (out, n, at) => out.writeInt8(Number(n), at),
+  Int16: (out, n, at) => out.writeInt16LE(Number(n), at),
+  Int32: (out, n, at) => out.writeInt32LE(Number(n), at),
+  Int64: (out, n, at) => out.writeBigInt64LE(n, at),
+};
+
 const varintLength = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
 
 /**
@@ -131,30 +143,8 @@ export function rowBinaryBytes(types: readonly RowBinaryType[], rows: readonly (
         case 'DateTime':
           at = out.writeUInt32LE(value as number, at);
           break;
-        case 'UInt8':
-          at = out.writeUInt8(Number(value), at);
-          break;
-        case 'UInt16':
-          at = out.writeUInt16LE(Number(value), at);
-          break;
-        case 'UInt32':
-          at = out.writeUInt32LE(Number(value), at);
-          break;
-        case 'UInt64':
-          at = out.writeBigUInt64LE(value as bigint, at);
-          break;
-        case 'Int8':
-          at = out.writeInt8(Number(value), at);
-          break;
-        case 'Int16':
-          at = out.writeInt16LE(Number(value), at);
-          break;
-        case 'Int32':
-          at = out.writeInt32LE(Number(value), at);
-          break;
-        case 'Int64':
-          at = out.writeBigInt64LE(value as bigint, at);
-          break;
+        default:
+          at = WRITE_INTEGER[type](out, value as bigint, at);
       }
     }
   }
