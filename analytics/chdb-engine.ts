@@ -73,7 +73,8 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
     throw new EngineError(`cannot open chDB at ${options.dataDir}: ${(err as Error).message}`, { cause: err });
   }
   // What an ended process left of its insert files is never read again (this process's own may be in flight).
-  const inserts = path.join(options.dataDir, 'inserts');
+  // Absolute, so file() reads the same file whatever directory it would take a relative path from.
+  const inserts = path.resolve(options.dataDir, 'inserts');
   mkdirSync(inserts, { recursive: true });
   for (const name of readdirSync(inserts)) if (!name.startsWith(`${process.pid}-`)) rmSync(path.join(inserts, name), { force: true });
   const engine = new ChdbEngine(session, database, options.insertFormat === 'TabSeparated' ? null : inserts);

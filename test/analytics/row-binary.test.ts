@@ -157,4 +157,16 @@ describe('chDB inserts as RowBinary', () => {
     expect(await engine.query('SELECT count() AS n FROM receipts')).toEqual([{ n: '1' }]);
     await engine.close();
   });
+
+  it('reads its insert files from a data directory given as a relative path', async () => {
+    const relative = path.relative(process.cwd(), path.join(dir, 'relative'));
+    expect(path.isAbsolute(relative)).toBe(false);
+    const engine = (await openChdbEngine({ dataDir: relative, database: 'relative' })) as ChdbEngine;
+    await migrate(engine);
+    const before = engine.binaryInserts;
+    await engine.insert('receipts', TABLE_COLUMNS.receipts, [receipt(1, 'a')]);
+    expect(engine.binaryInserts).toBe(before + 1);
+    expect(await engine.query('SELECT player FROM receipts')).toEqual([{ player: 'a' }]);
+    await engine.close();
+  });
 });
