@@ -8,7 +8,7 @@
  */
 import type { SqlValue } from './sql.ts';
 
-/** A column type RowBinary is written for here (`DateTime('UTC')` and `DateTime` are both `DateTime`). */
+/** A column type RowBinary is written for here (`DateTime` stands for `DateTime('UTC')`). */
 export type RowBinaryType = 'String' | 'UInt8' | 'UInt16' | 'UInt32' | 'UInt64' | 'Int8' | 'Int16' | 'Int32' | 'Int64' | 'DateTime';
 
 const INTEGER_BYTES = { UInt8: 1, UInt16: 2, UInt32: 4, UInt64: 8, Int8: 1, Int16: 2, Int32: 4, Int64: 8 } as const;
@@ -17,7 +17,8 @@ type IntegerType = keyof typeof INTEGER_BYTES;
 /** The RowBinary type of a ClickHouse column type, or null when this encoder does not write it. */
 export function rowBinaryType(clickhouseType: string): RowBinaryType | null {
   if (clickhouseType === 'String' || clickhouseType in INTEGER_BYTES) return clickhouseType as RowBinaryType;
-  if (clickhouseType === 'DateTime' || clickhouseType === "DateTime('UTC')") return 'DateTime';
+  // A bare DateTime reads its text in the server's time zone; seconds written here are UTC.
+  if (clickhouseType === "DateTime('UTC')") return 'DateTime';
   return null;
 }
 
