@@ -47,30 +47,31 @@ export interface LedgerSnapshot {
 }
 
 /**
- * The anchor's check and the archiver read the same receipt bodies a moment apart (a body never changes once stored):
- * what one of them reads from Redis is kept for the other, and taken once. About 3.6 kB a body, so at most this many
- * wait on each side (15 MB), the oldest dropped first.
+ * Receipt fields two readers want a moment apart (neither changes once written), kept by the first for the second and
+ * taken once: a body the anchor's check or the archiver read from Redis, an anchor the fill just wrote. At most this
+ * many wait in each (a body is about 3.6 kB: 15 MB), the oldest dropped first.
  */
-const KEPT_BODIES = 4096;
+const KEPT_FIELDS = 4096;
 
-class KeptBodies {
-  readonly #bodies = new Map<string, string>();
+class KeptFields {
+  readonly #values = new Map<string, string>();
 
-  put(receiptId: string, body: string): void {
-    this.#bodies.set(receiptId, body);
-    if (this.#bodies.size > KEPT_BODIES) this.#bodies.delete(this.#bodies.keys().next().value as string);
+  put(receiptId: string, value: string): void {
+    this.#values.set(receiptId, value);
+    if (this.#values.size > KEPT_FIELDS) this.#values.delete(this.#values.keys().next().value as string);
   }
 
   take(receiptId: string): string | undefined {
-    const body = this.#bodies.get(receiptId);
-    if (body !== undefined) this.#bodies.delete(receiptId);
-    return body;
+    const value = this.#values.get(receiptId);
+    if (value !== undefined) this.#values.delete(receiptId);
+    return value;
   }
 }
 
 export class AnchorStore {
-  readonly #forArchive = new KeptBodies();
-  readonly #forAnchor = new KeptBodies();
+  readonly #bodiesForArchive = new KeptFields();
+  readonly #bodiesForAnchor = new KeptFields();
+  readonly #anchorsForArchive = new KeptFields();
 
   constructor(
     readonly redis: Redis,
@@ -182,6 +183,7 @@ export class AnchorStore {
     for (const a of anchors) multi.hset(this.keys.receipt(a.receiptId), 'anchor', a.anchorJson);
     multi.hset(this.keys.anchor(), 'filled', String(filledTo));
     await pipelineReplies(multi);
+    for (const a of anchors) this.#anchorsForArchive.put(a.receiptId, a.anchorJson);
   }
 
   /** The bet log's size, how far it is committed and filled, and why anchoring halted (if it did). */
@@ -235,7 +237,7 @@ export class AnchorStore {
 
   /** The stored bodies of these receipts (null where none), in order; a failed read throws. */
   async receiptBodies(receiptIds: readonly string[]): Promise<(string | null)[]> {
-    const out = receiptIds.map((id) => this.#forAnchor.take(id) ?? null);
+    const out = receiptIds.map((id) => this.#bodiesForAnchor.take(id) ?? null);
     const missing = receiptIds.flatMap((_, i) => (out[i] === null ? [i] : []));
     if (missing.length === 0) return out;
     const pipeline = this.redis.pipeline();
@@ -244,21 +246,22 @@ export class AnchorStore {
       const i = missing[j] as number;
       if (typeof r !== 'string') return;
       out[i] = r;
-      this.#forArchive.put(receiptIds[i] as string, r);
+      this.#bodiesForArchive.put(receiptIds[i] as string, r);
     });
     return out;
   }
 
   /**
    * One stored field of these receipts as bytes (null where absent), in order: the archive copies them as they are,
-   * without decoding them into strings. A body the anchor's check has read is taken from what it kept, and one read
-   * here is kept for the check.
+   * without decoding them into strings. A body the anchor's check has read, or an anchor the fill has written, is taken
+   * from what was kept; a body read here is kept for the check.
    */
   async receiptFieldBytes(receiptIds: readonly string[], field: 'body' | 'anchor'): Promise<(Buffer | null)[]> {
     const body = field === 'body';
+    const kept = body ? this.#bodiesForArchive : this.#anchorsForArchive;
     const out = receiptIds.map((id): Buffer | null => {
-      const kept = body ? this.#forArchive.take(id) : undefined;
-      return kept === undefined ? null : Buffer.from(kept, 'utf8');
+      const value = kept.take(id);
+      return value === undefined ? null : Buffer.from(value, 'utf8');
     });
     const missing = receiptIds.flatMap((_, i) => (out[i] === null ? [i] : []));
     if (missing.length === 0) return out;
@@ -268,7 +271,7 @@ export class AnchorStore {
       const i = missing[j] as number;
       if (!Buffer.isBuffer(r)) return;
       out[i] = r;
-      if (body) this.#forAnchor.put(receiptIds[i] as string, r.toString('utf8'));
+      if (body) this.#bodiesForAnchor.put(receiptIds[i] as string, r.toString('utf8'));
     });
     return out;
   }

@@ -52,7 +52,25 @@ describe('receipt reads', () => {
     await redis.unlink(...later.map((id) => keys.receipt(id)));
     expect(await store.receiptBodies([...later, 'dice_kept_missing'])).toEqual([...later.map(bodyOf), null]);
     expect(await store.receiptBodies(later)).toEqual([null, null]);
-    // Anchors are always read from Redis.
+    // An anchor is read from Redis unless the fill just wrote it.
     expect(await store.receiptFieldBytes(['dice_stored'], 'anchor')).toEqual([Buffer.from('{"b":2}')]);
+  });
+
+  it('hands the archiver the anchors the fill just wrote, once each', async () => {
+    const store = new AnchorStore(redis, keys, defineScripts(redis));
+    const anchors = ['dice_filled_a', 'dice_filled_b'].map((receiptId) => ({ receiptId, anchorJson: `{"status":"anchored","of":"${receiptId}","é":"✓"}` }));
+    await store.fillBatch(anchors, 2);
+    expect(await redis.hget(keys.receipt('dice_filled_a'), 'anchor')).toBe(anchors[0]?.anchorJson);
+    await redis.unlink(...anchors.map((a) => keys.receipt(a.receiptId)));
+    const ids = [...anchors.map((a) => a.receiptId), 'dice_filled_missing'];
+    expect(await store.receiptFieldBytes(ids, 'anchor')).toEqual([...anchors.map((a) => Buffer.from(a.anchorJson)), null]);
+    expect(await store.receiptFieldBytes(ids, 'anchor')).toEqual([null, null, null]);
+    // The body side keeps nothing from a fill.
+    expect(
+      await store.receiptFieldBytes(
+        anchors.map((a) => a.receiptId),
+        'body',
+      ),
+    ).toEqual([null, null]);
   });
 });
