@@ -92,6 +92,9 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
 // file() reads a path with these as a glob.
 const GLOB_RE = /[*?{}[\]]/;
 
+// Numbered across the process: engines on databases of one data directory share its insert directory.
+let insertFiles = 0;
+
 /** A table's columns as RowBinary writes them (null where it does not), and their structure for file(). */
 interface TableLayout {
   types: Map<string, RowBinaryType | null>;
@@ -103,7 +106,6 @@ export class ChdbEngine implements AnalyticsEngine {
   /** Inserts that went as RowBinary (the rest went as TabSeparated). */
   binaryInserts = 0;
   private closed = false;
-  private insertFiles = 0;
   private readonly layouts = new Map<string, Promise<TableLayout>>();
 
   constructor(
@@ -127,7 +129,7 @@ export class ChdbEngine implements AnalyticsEngine {
     const target = insertTarget(table, columns);
     const binary = await this.rowBinary(target.table, target.columns, rows);
     if (binary) {
-      const file = path.join(binary.dir, `${process.pid}-${++this.insertFiles}.rowbinary`);
+      const file = path.join(binary.dir, `${process.pid}-${++insertFiles}.rowbinary`);
       try {
         await writeFile(file, binary.bytes).catch((err: Error) => {
           throw new EngineError(`chDB: cannot write the insert file ${file}: ${err.message}`, { cause: err });

@@ -168,4 +168,18 @@ describe('chDB inserts as RowBinary', () => {
     expect(await engine.query('SELECT player FROM receipts')).toEqual([{ player: 'a' }]);
     await engine.close();
   });
+
+  it('keeps the inserts of two engines on one data directory apart when they run at once', async () => {
+    const [a, b] = await Promise.all([open('RowBinary', 'apart_a'), open('RowBinary', 'apart_b')]);
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => [
+        a.insert('receipts', TABLE_COLUMNS.receipts, [receipt(i, 'a')]),
+        b.insert('receipts', TABLE_COLUMNS.receipts, [receipt(i, 'b'), receipt(i + 100, 'b')]),
+      ]).flat(),
+    );
+    expect(await a.query('SELECT player, count() AS n FROM receipts GROUP BY player')).toEqual([{ player: 'a', n: '10' }]);
+    expect(await b.query('SELECT player, count() AS n FROM receipts GROUP BY player')).toEqual([{ player: 'b', n: '20' }]);
+    await a.close();
+    await b.close();
+  });
 });
