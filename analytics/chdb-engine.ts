@@ -95,18 +95,13 @@ const GLOB_RE = /[*?{}[\]]/;
 // Numbered across the process: engines on databases of one data directory share its insert directory.
 let insertFiles = 0;
 
-/** A table's columns as RowBinary writes them (null where it does not), and their structure for file(). */
-interface TableLayout {
-  types: Map<string, RowBinaryType | null>;
-  sqlTypes: Map<string, string>;
-}
-
 export class ChdbEngine implements AnalyticsEngine {
   readonly kind = 'chdb' as const;
   /** Inserts that went as RowBinary (the rest went as TabSeparated). */
   binaryInserts = 0;
   private closed = false;
-  private readonly layouts = new Map<string, Promise<TableLayout>>();
+  /** Each table's column types, as DESCRIBE names them. */
+  private readonly layouts = new Map<string, Promise<Map<string, string>>>();
 
   constructor(
     private readonly session: Session,
@@ -166,19 +161,18 @@ export class ChdbEngine implements AnalyticsEngine {
     const dir = this.insertsDir;
     if (dir === null || GLOB_RE.test(dir)) return null;
     const layout = await this.layoutOf(table);
-    const types = columns.map((c) => layout.types.get(c) ?? null);
+    const types = columns.map((c) => rowBinaryType(layout.get(c) ?? ''));
     if (types.some((t) => t === null)) return null;
     const bytes = rowBinaryBytes(types as RowBinaryType[], rows);
-    return bytes && { dir, bytes, structure: columns.map((c) => `${c} ${layout.sqlTypes.get(c)}`).join(', ') };
+    return bytes && { dir, bytes, structure: columns.map((c) => `${c} ${layout.get(c)}`).join(', ') };
   }
 
-  private layoutOf(table: string): Promise<TableLayout> {
+  private layoutOf(table: string): Promise<Map<string, string>> {
     let layout = this.layouts.get(table);
     if (!layout) {
-      layout = this.query<{ name: string; type: string }>(`DESCRIBE TABLE ${this.database}.${table}`).then((cols) => ({
-        types: new Map(cols.map((c) => [c.name, rowBinaryType(c.type)])),
-        sqlTypes: new Map(cols.map((c) => [c.name, c.type])),
-      }));
+      layout = this.query<{ name: string; type: string }>(`DESCRIBE TABLE ${this.database}.${table}`).then(
+        (cols) => new Map(cols.map((c) => [c.name, c.type])),
+      );
       // A failed look is not kept: the next insert asks again.
       layout.catch(() => this.layouts.delete(table));
       this.layouts.set(table, layout);
