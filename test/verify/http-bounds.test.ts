@@ -4,10 +4,12 @@
 import { createServer, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, FetchError } from '../../verifier/http.ts';
+import { ApiClient, FetchError, RpcClient } from '../../verifier/http.ts';
 
 let server: Server;
 let api: ApiClient;
+let base: string;
+let flaky = 0;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -20,11 +22,30 @@ beforeAll(async () => {
     } else if (req.url === '/api/gzip') {
       const zipped = gzipSync(body);
       res.writeHead(200, { 'content-encoding': 'gzip', 'content-length': zipped.length }).end(zipped);
-    } else res.writeHead(404).end();
+    } else if (req.url === '/api/moved') res.writeHead(302, { location: '/api/declared' }).end();
+    else if (req.url === '/api/loop') res.writeHead(302, { location: '/api/loop' }).end();
+    else if (req.url === '/api/brotli') res.writeHead(200, { 'content-encoding': 'br' }).end('x');
+    else if (req.url === '/api/flaky') {
+      if (flaky++ % 2 === 0) res.writeHead(503).end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    } else if (req.url === '/api/hang') {
+      // answers nothing: the socket is closed under the client after the headers' first byte
+      req.socket.destroy();
+    } else if (req.url === '/rpc' && req.method === 'POST') {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c));
+      req.on('end', () => {
+        const { id, method, params } = JSON.parse(text) as { id: number; method: string; params: unknown[] };
+        const body = method === 'fail' ? { jsonrpc: '2.0', id, error: { message: 'no such method' } } : { jsonrpc: '2.0', id, result: { method, params } };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      });
+    } else if (req.url === '/rpc-moved') res.writeHead(307, { location: '/rpc' }).end();
+    else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  api = new ApiClient(`http://127.0.0.1:${port}/api`);
+  base = `http://127.0.0.1:${port}`;
+  api = new ApiClient(`${base}/api`);
 });
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -45,5 +66,30 @@ describe('bounded reads from the API', () => {
     expect(bytes.buffer).toBe(buffer.buffer);
     expect(bytes).toEqual(new Uint8Array(4096).fill(97));
     await expect(api.bytes('/declared', 4095, undefined, (length) => buffer.subarray(0, length))).rejects.toThrow(/limit/);
+  });
+});
+
+describe('requests', () => {
+  it('follow redirects, a bounded number of them', async () => {
+    expect(await api.bytes('/moved', 4096)).toEqual(new Uint8Array(4096).fill(97));
+    await expect(api.bytes('/loop')).rejects.toThrow(/status 302/);
+  });
+
+  it('refuse a body in an encoding that was not asked for', async () => {
+    await expect(api.bytes('/brotli')).rejects.toThrow(/br encoding/);
+  });
+
+  it('retry a 5xx and a connection that fails, and say which it was', async () => {
+    expect(await api.get('/flaky')).toEqual({ ok: true });
+    await expect(api.bytes('/hang')).rejects.toThrow(/cannot reach .*\/api\/hang/);
+    await expect(new ApiClient('ftp://127.0.0.1/api').bytes('/x')).rejects.toThrow(/only http and https/);
+  });
+
+  it('carry JSON-RPC calls, through a 307 too, with the error the node gives', async () => {
+    const rpc = new RpcClient(`${base}/rpc`);
+    expect(await rpc.call('getSlot', [{ commitment: 'finalized' }])).toEqual({ method: 'getSlot', params: [{ commitment: 'finalized' }] });
+    await expect(rpc.call('fail', [])).rejects.toThrow(/RPC fail: no such method/);
+    expect(await new RpcClient(`${base}/rpc-moved`).call('getHealth', [])).toEqual({ method: 'getHealth', params: [] });
+    expect(rpc.calls).toBe(2);
   });
 });
