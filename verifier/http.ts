@@ -155,8 +155,8 @@ async function withRetry(url: string, init: Parameters<typeof exchange>[1], max:
   throw last;
 }
 
-const getWithRetry = (url: string, accept: string, max: number, into?: BodyBuffer): Promise<Exchange> =>
-  withRetry(url, { method: 'GET', headers: { accept, 'accept-encoding': 'gzip, identity' } }, max, into);
+const getWithRetry = (url: string, accept: string, max: number, into?: BodyBuffer, headers: Record<string, string> = {}): Promise<Exchange> =>
+  withRetry(url, { method: 'GET', headers: { ...headers, accept, 'accept-encoding': 'gzip, identity' } }, max, into);
 
 const decoder = new TextDecoder();
 
@@ -183,10 +183,10 @@ export class ApiClient {
    * GETs `path` (relative to /api) as JSON.
    * @throws {FetchError} on a network failure or a non-2xx status (with the envelope's message)
    */
-  async get<T>(path: string, max = MAX_BODY_BYTES): Promise<T> {
+  async get<T>(path: string, max = MAX_BODY_BYTES, headers: Record<string, string> = {}): Promise<T> {
     const url = this.#url(path);
     this.requests++;
-    const res = await getWithRetry(url, 'application/json', max);
+    const res = await getWithRetry(url, 'application/json', max, undefined, headers);
     if (res.status < 200 || res.status >= 300) this.#fail(url, res.status, res.body);
     try {
       return JSON.parse(decoder.decode(res.body)) as T;

@@ -4,7 +4,6 @@ import { verifyStateProofResponse } from '../protocol/verify/state-proof.ts';
 import type { Report } from '../protocol/verify/report.ts';
 import { isRecord } from '../protocol/verify/turn.ts';
 import type { VerifierContext } from './context.ts';
-import { FetchError } from './http.ts';
 import { UsageError } from './trust.ts';
 import type { Address } from '../protocol/address.ts';
 
@@ -18,11 +17,7 @@ export async function stateProofCommand(ctx: VerifierContext, options: { token?:
       throw new UsageError(`${options.file} is not a readable JSON file: ${(err as Error).message}`);
     }
   } else if (options.token) {
-    const res = await fetch(`${ctx.api.base}/protocol/v1/player/state-proof`, { headers: { authorization: `Bearer ${options.token}` } }).catch((err: Error) => {
-      throw new FetchError(`cannot reach ${ctx.api.base}: ${err.message}`);
-    });
-    body = await res.json().catch(() => null);
-    if (!res.ok) throw new FetchError(`state-proof: ${JSON.stringify(body)}`, res.status);
+    body = await ctx.api.get('/protocol/v1/player/state-proof', 1024 * 1024, { authorization: `Bearer ${options.token}` });
   } else throw new UsageError('state-proof needs --token <bearer> or --file <response.json>');
   const wallet = options.wallet ?? (isRecord(body) && typeof body.wallet === 'string' ? body.wallet : '');
   const signature = isRecord(body) && typeof body.commitSignature === 'string' ? body.commitSignature : '';

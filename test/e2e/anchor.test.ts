@@ -249,6 +249,10 @@ describe('public reads', () => {
     expect(forged.out).toContain('leaf-id');
     // `--token=…`: a base64url token may begin with '-', which a separate argument would read as an option.
     expect((await cli(['state-proof', '--api', svc.api, `--token=${a!.token}`])).code).toBe(0);
+    // A token the service does not know: nothing could be checked, and the service's own reason says why.
+    const refused = await cli(['state-proof', '--api', svc.api, '--token=not-a-token']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/state-proof: The bearer token is unknown/);
   });
 });
 
