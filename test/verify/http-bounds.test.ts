@@ -29,7 +29,7 @@ beforeAll(async () => {
       if (flaky++ % 2 === 0) res.writeHead(503).end();
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     } else if (req.url === '/api/hang') {
-      // answers nothing: the socket is closed under the client after the headers' first byte
+      // closes the connection without an answer
       req.socket.destroy();
     } else if (req.url === '/rpc' && req.method === 'POST') {
       let text = '';
