@@ -103,7 +103,9 @@ function exchange(
   const send = target.protocol === 'https:' ? httpsRequest : target.protocol === 'http:' ? httpRequest : null;
   if (!send) return Promise.reject(new FetchError(`${url}: only http and https URLs can be read`));
   return new Promise<Exchange>((resolve, reject) => {
-    const req = send(target, { method: init.method, headers: init.headers, agent: agents[target.protocol as 'http:' | 'https:'] }, (res) => {
+    // Asks for what readBounded decodes, and nothing else.
+    const headers = { ...init.headers, 'accept-encoding': 'gzip, identity' };
+    const req = send(target, { method: init.method, headers, agent: agents[target.protocol as 'http:' | 'https:'] }, (res) => {
       const status = res.statusCode ?? 0;
       const location = res.headers.location;
       if (status >= 300 && status < 400 && location && redirects > 0 && (init.method === 'GET' || status === 307 || status === 308)) {
@@ -156,7 +158,7 @@ async function withRetry(url: string, init: Parameters<typeof exchange>[1], max:
 }
 
 const getWithRetry = (url: string, accept: string, max: number, into?: BodyBuffer, headers: Record<string, string> = {}): Promise<Exchange> =>
-  withRetry(url, { method: 'GET', headers: { ...headers, accept, 'accept-encoding': 'gzip, identity' } }, max, into);
+  withRetry(url, { method: 'GET', headers: { ...headers, accept } }, max, into);
 
 const decoder = new TextDecoder();
 
@@ -234,7 +236,7 @@ export class RpcClient {
     const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.#id, method, params });
     const res = await withRetry(
       this.url,
-      { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, identity' }, body },
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body },
       MAX_BODY_BYTES,
       undefined,
       `the RPC ${this.url}`,
