@@ -33,7 +33,17 @@ export interface SessionKeyPointer {
 export interface StoredTile {
   bytes: Uint8Array;
   full: boolean;
+  /** Gives the bytes' pooled buffer back once they are sent (see TileFiles.lease); a no-op for computed bytes. */
+  release(): void;
 }
+
+/** A receipt bundle's bytes (JSON), with `release` as in {@link StoredTile}. */
+export interface StoredBundle {
+  bytes: Uint8Array | string;
+  release(): void;
+}
+
+const nothingToRelease = (): void => {};
 
 export class TransparencyStore {
   readonly #files: TileFiles | null;
@@ -57,14 +67,14 @@ export class TransparencyStore {
     const relative = tile.level === null ? entryBundlePath(tile.index, tile.width) : tilePath({ level: tile.level, index: tile.index, width: tile.width });
     if (full && this.#files) {
       // A file exists only for a tile of a committed tree, and the log never forks: no size check is needed.
-      const stored = await this.#files.read(relative);
-      if (stored) return { bytes: stored, full };
+      const stored = await this.#files.lease(relative);
+      if (stored) return { ...stored, full };
     }
     const size = await this.committedSize();
     const bytes = await this.#computeTile(tile, size);
     // Storing is a cache: a host that cannot write there (read-only, full) still serves the computed bytes.
     if (bytes && full && this.#files) await this.#files.write(relative, bytes).catch(() => undefined);
-    return bytes && { bytes, full };
+    return bytes && { bytes, full, release: nothingToRelease };
   }
 
   #computeTile(tile: ParsedTilePath, size: number): Promise<Uint8Array | null> {
@@ -179,20 +189,20 @@ export class TransparencyStore {
    * yet. A full bundle whose anchors are all filled never changes: it is read from its file (TILES_DIR,
    * `receipts/<N>`), or built and then stored. Any other is built from the stored receipts on each request.
    */
-  async receiptBundleBytes(index: number, width: number): Promise<Uint8Array | string | null> {
+  async receiptBundleBytes(index: number, width: number): Promise<StoredBundle | null> {
     const files = width === TILE_WIDTH ? this.#files : null;
     const relative = receiptBundlePath(index);
     if (files) {
       // A file exists only for a bundle of a committed tree whose anchors were filled: no size check is needed.
-      const bytes = await files.read(relative);
-      if (bytes) return bytes;
+      const stored = await files.lease(relative);
+      if (stored) return stored;
     }
     const stored = await this.#stored(index, width, await this.committedSize());
     if (!stored) return null;
     const json = bundleJson(stored);
     // Storing is a cache: a host that cannot write there still serves the built bundle.
     if (files && stored.every((r) => r.anchor !== null)) await files.write(relative, Buffer.from(json)).catch(() => undefined);
-    return json;
+    return { bytes: json, release: nothingToRelease };
   }
 
   /**

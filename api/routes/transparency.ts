@@ -63,11 +63,15 @@ export default async function transparencyRoutes(fastify: FastifyInstance, { tra
     if (bundle === 'receipts') {
       const body = await store.receiptBundleBytes(parsed.index, parsed.width);
       if (body === null) throw missing();
+      reply.raw.once('close', body.release);
       // Receipt anchors are filled after their commit lands, so these are not immutable.
-      return reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=5').send(body);
+      return reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=5').send(body.bytes);
     }
     const stored = await store.tile(parsed);
     if (!stored) throw missing();
+    // A stored tile's buffer is reused once the reply is done with it: 'close' comes after the last write, or after
+    // the socket is gone (its pending writes cancelled).
+    reply.raw.once('close', stored.release);
     if (!stored.full) return sendCacheable(request, reply, stored.bytes, SHORT, 'application/octet-stream');
     // A full tile's bytes never change: its tag is hashed once per process.
     return sendCacheable(request, reply, stored.bytes, IMMUTABLE, 'application/octet-stream', fullTileTags.of(request.url, stored.bytes));

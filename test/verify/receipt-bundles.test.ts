@@ -45,8 +45,8 @@ describe('stored receipt bundles', () => {
     for (const index of [0, 1]) {
       const json = (await built.receiptBundleJson(index, 256, SIZE))!;
       expect(readFileSync(file(index)).equals(Buffer.from(json))).toBe(true);
-      expect(Buffer.from((await built.receiptBundleBytes(index, 256))!).equals(Buffer.from(json))).toBe(true);
-      expect(Buffer.from((await store.receiptBundleBytes(index, 256))!).equals(Buffer.from(json))).toBe(true);
+      expect(Buffer.from((await built.receiptBundleBytes(index, 256))!.bytes).equals(Buffer.from(json))).toBe(true);
+      expect(Buffer.from((await store.receiptBundleBytes(index, 256))!.bytes).equals(Buffer.from(json))).toBe(true);
       expect((JSON.parse(json) as { receipts: { anchor: { status: string } }[] }).receipts.every((r) => r.anchor.status === 'committed')).toBe(true);
     }
     expect(existsSync(file(2))).toBe(false);
@@ -54,11 +54,11 @@ describe('stored receipt bundles', () => {
 
   it('builds a bundle with a pending anchor on each read without storing it, and stores it once filled', async () => {
     const store = new TransparencyStore(redis, keys, tilesDir);
-    const pending = String(await store.receiptBundleBytes(2, 256));
+    const pending = String((await store.receiptBundleBytes(2, 256))?.bytes);
     expect(pending).toContain('"pending_commit"');
     expect(existsSync(file(2))).toBe(false);
     await redis.hset(keys.receipt('r600'), 'anchor', anchor(600));
-    const filled = String(await store.receiptBundleBytes(2, 256));
+    const filled = String((await store.receiptBundleBytes(2, 256))?.bytes);
     expect(filled).not.toContain('"pending_commit"');
     expect(readFileSync(file(2), 'utf8')).toBe(filled);
     // The worker's cursor, held at the pending anchor, now moves past it: the same bytes again.
@@ -69,7 +69,7 @@ describe('stored receipt bundles', () => {
 
   it('always builds a partial bundle, and has none past the committed size', async () => {
     const store = new TransparencyStore(redis, keys, tilesDir);
-    const partial = String(await store.receiptBundleBytes(3, 7));
+    const partial = String((await store.receiptBundleBytes(3, 7))?.bytes);
     expect((JSON.parse(partial) as { receipts: unknown[] }).receipts).toHaveLength(7);
     expect(await store.receiptBundleBytes(3, 8)).toBeNull();
     expect(await store.receiptBundleBytes(4, 256)).toBeNull();

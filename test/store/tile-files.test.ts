@@ -1,0 +1,43 @@
+// Tiles read into pooled buffers: each lease holds the file's bytes, a buffer is never handed to two leases at
+// once, and one given back is reused (so serving an audit allocates no new buffer per tile).
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TileFiles } from '../../store/tile-files.ts';
+
+describe('TileFiles.lease', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-tile-files-'));
+  const bytesOf = (n: number, fill: number) => Buffer.alloc(n, fill);
+  mkdirSync(path.join(dir, 'tile/entries'), { recursive: true });
+  writeFileSync(path.join(dir, 'tile/entries/000'), bytesOf(300_000, 1));
+  writeFileSync(path.join(dir, 'tile/entries/001'), bytesOf(280_000, 2));
+  writeFileSync(path.join(dir, 'tile/entries/002'), bytesOf(0, 0));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('holds the whole file, and is null for a tile not written', async () => {
+    const files = new TileFiles(dir);
+    const a = await files.lease('tile/entries/000');
+    expect(a?.bytes.equals(bytesOf(300_000, 1))).toBe(true);
+    expect((await files.lease('tile/entries/002'))?.bytes.length).toBe(0);
+    expect(await files.lease('tile/entries/003')).toBeNull();
+  });
+
+  it('reuses a buffer given back, and never one still leased', async () => {
+    const files = new TileFiles(dir);
+    const a = (await files.lease('tile/entries/000'))!;
+    const b = (await files.lease('tile/entries/001'))!;
+    expect(b.bytes.buffer).not.toBe(a.bytes.buffer);
+    a.release();
+    a.release(); // twice is once: the buffer is not pooled twice
+    const c = (await files.lease('tile/entries/001'))!;
+    expect(c.bytes.buffer).toBe(a.bytes.buffer);
+    expect(c.bytes.equals(bytesOf(280_000, 2))).toBe(true);
+    const d = (await files.lease('tile/entries/000'))!;
+    expect(d.bytes.buffer).not.toBe(c.bytes.buffer);
+    expect(d.bytes.buffer).not.toBe(b.bytes.buffer);
+    expect(d.bytes.equals(bytesOf(300_000, 1))).toBe(true);
+    // b's bytes were not overwritten by the leases that came after it
+    expect(b.bytes.equals(bytesOf(280_000, 2))).toBe(true);
+  });
+});
