@@ -10,6 +10,8 @@
  *   of five polls, as a fresh process (`monitor --once`), from the same saved state.
  * - `verify.ratioToSigCeiling`: `verify.entriesPerSec.100k` over the ceiling below; `verify.cpuOverSigs`: the CPU per entry
  *   over three `verify.ed25519VerifyUs` (the issue-26 goals: at least 0.6, at most 1.5).
+ * - `verify.serviceCpuUsPerEntry.100k`: the service's CPU (main and API processes, all threads) over that audit, per
+ *   entry: the tiles and receipt bundles it serves, and whatever else it runs meanwhile, on the cores the CLI shares.
  * - `verify.ed25519VerifyUs` and `verify.sigCeilingEntriesPerSec`: one strict Ed25519 verification with the
  *   CLI's backend (the mean of two timings, right before and right after the audit of 100k entries), and the
  *   entries per second that every core could verify if a Dice entry's three signatures (commit, ack, reveal)
@@ -195,9 +197,13 @@ export async function benchVerify(): Promise<Record<string, number>> {
     // The machine's speed drifts over minutes here: the signature is timed right before and right after the audit.
     const sigUsBefore = timedVerifyUs();
     const cpuBefore = childrenCpuMs();
+    const serviceBefore = service.cpuMs();
     const { ms, stdout } = await verify(['all', '--json'], large);
     // The verifier's own CPU per entry, which the machine's other load does not inflate as much as wall time.
     const cpuUsPerEntry = ((childrenCpuMs() - cpuBefore) * 1000) / 100_000;
+    const serviceAfter = service.cpuMs();
+    const serviceMs = serviceAfter.main - serviceBefore.main + serviceAfter.api - serviceBefore.api;
+    figures['verify.serviceCpuUsPerEntry.100k'] = Math.round((serviceMs * 10_000) / 100_000) / 10;
     const verifyUs = (sigUsBefore + timedVerifyUs()) / 2;
     figures['verify.ed25519VerifyUs'] = Math.round(verifyUs * 10) / 10;
     figures['verify.sigCeilingEntriesPerSec'] = Math.round((os.availableParallelism() * 1e6) / (3 * verifyUs));
