@@ -39,7 +39,12 @@ function readInto(file: string, take: (size: number) => Buffer): Promise<{ buffe
         close(fd, () => (error ? reject(error) : resolve(result as { buffer: Buffer; length: number })));
       fstat(fd, (err, stat) => {
         if (err) return done(err);
-        const buffer = take(stat.size);
+        let buffer: Buffer;
+        try {
+          buffer = take(stat.size);
+        } catch (error) {
+          return done(error as Error);
+        }
         const step = (at: number): void => {
           if (at === stat.size) return done(null, { buffer, length: at });
           read(fd, buffer, at, stat.size - at, at, (err, n) => {
