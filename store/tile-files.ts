@@ -84,19 +84,9 @@ export class TileFiles {
    * are sent (an HTTP reply's `close`), and read them no more after.
    */
   async lease(relative: string): Promise<TileLease | null> {
-    const take = (size: number): Buffer => {
-      let best = -1;
-      for (let i = 0; i < this.#spare.length; i++) {
-        const b = this.#spare[i] as Buffer;
-        if (b.length >= size && (best < 0 || b.length < (this.#spare[best] as Buffer).length)) best = i;
-      }
-      if (best >= 0) return this.#spare.splice(best, 1)[0] as Buffer;
-      // Rounded up to a power of two, so bundles of a similar size share buffers.
-      return Buffer.allocUnsafeSlow(Math.max(MIN_BUFFER, 2 ** Math.ceil(Math.log2(Math.max(size, 1)))));
-    };
     let got: { buffer: Buffer; length: number };
     try {
-      got = await readInto(this.#file(relative), take);
+      got = await readInto(this.#file(relative), (size) => this.#take(size));
     } catch (err) {
       if (isMissing(err)) return null;
       throw err;
@@ -110,6 +100,18 @@ export class TileFiles {
         if (this.#spare.length < SPARE_BUFFERS) this.#spare.push(got.buffer);
       },
     };
+  }
+
+  /** The smallest spare buffer that holds `size` bytes, or a new one. */
+  #take(size: number): Buffer {
+    let best = -1;
+    for (let i = 0; i < this.#spare.length; i++) {
+      const b = this.#spare[i] as Buffer;
+      if (b.length >= size && (best < 0 || b.length < (this.#spare[best] as Buffer).length)) best = i;
+    }
+    if (best >= 0) return this.#spare.splice(best, 1)[0] as Buffer;
+    // Rounded up to a power of two, so bundles of a similar size share buffers.
+    return Buffer.allocUnsafeSlow(Math.max(MIN_BUFFER, 2 ** Math.ceil(Math.log2(Math.max(size, 1)))));
   }
 
   /** Writes a tile whole or not at all (a reader never sees half a file): a temporary file renamed into place. */
