@@ -25,6 +25,9 @@ const loadRoles = async () => {
   return { startLocalnet, apiDepsOf, createWiring, startApi, Indexer, startWorker };
 };
 
+/** API processes the main process forks (node:cluster); 0 when it serves the API itself, or runs no API. */
+export const forkedApiProcesses = (config: Pick<Config, 'roles' | 'API_WORKERS'>): number => (config.roles.includes('api') ? config.API_WORKERS : 0);
+
 export interface Running {
   wiring: Wiring;
   apiUrl: string | null;
@@ -220,7 +223,7 @@ async function main(): Promise<void> {
   }
   const config = readConfig(process.argv.slice(2));
   const logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
-  const clustered = config.roles.includes('api') && config.API_WORKERS > 1;
+  const clustered = forkedApiProcesses(config) > 0;
   let running: Running;
   let stopWorkers = async () => {};
   try {

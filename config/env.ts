@@ -177,7 +177,7 @@ export const ConfigSchema = Type.Object({
   INDEXER_COMMITMENT: Type.Optional(
     OneOf(['confirmed', 'finalized'], undefined, 'Commitment for crediting and anchoring; confirmed on localnet, finalized otherwise'),
   ),
-  API_WORKERS: Int(0, 64, 2, 'API processes sharing PORT (node:cluster); 0 or 1 serves the API in the main process'),
+  API_WORKERS: Int(0, 64, 2, 'API processes sharing PORT (node:cluster), forked beside the main process; 0 serves the API in the main process'),
   RATE_LIMIT_MAX: Int(1, 10_000_000, 2_000, 'Requests per RATE_LIMIT_WINDOW_MS per wallet or IP'),
   RATE_LIMIT_WINDOW_MS: Int(100, 3_600_000, 10_000, 'Rate limit window'),
   HEADERS_TIMEOUT_MS: Int(1_000, 600_000, 10_000, 'A request whose headers are not all received within this long gets 408 and its connection is closed'),

@@ -114,8 +114,8 @@ export async function runAttacks(options: RunOptions): Promise<AttackReport> {
     ...serviceEnv(options.profile, { api: await freePort(), rpc: await freePort() }, redisUrl, path.join(workDir, 'data'), prefix),
     ...options.env,
   };
-  // API_WORKERS 1 serves the API from the main process itself: no API process to wait for.
-  const apiWorkers = Number(env.API_WORKERS) > 1 ? Number(env.API_WORKERS) : 0;
+  // API_WORKERS 0 serves the API from the main process itself: no API process to wait for.
+  const apiWorkers = Number(env.API_WORKERS);
   const service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers });
   const report: AttackReport = { profile: options.profile.name, results: [], durationMs: 0, serviceStartMs: 0, workDir };
   log(

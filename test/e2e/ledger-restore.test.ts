@@ -78,7 +78,7 @@ describe('a ledger restored from a snapshot older than the chain', () => {
       PORT: String(port),
       HOST: '127.0.0.1',
       LOCALNET_PORT: String(rpcPort),
-      API_WORKERS: '1',
+      API_WORKERS: '0',
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
       RNG_CHAIN_LENGTH: '5000',

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/env.ts';
+import { forkedApiProcesses } from '../../main.ts';
 import { createRedis } from '../../store/redis.ts';
 import { Player } from '../helpers/player.ts';
 import { exitOf, freePort, Processes, waitForLog } from '../helpers/process.ts';
@@ -77,6 +78,14 @@ describe('a start that cannot work stops with the fix', () => {
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow('LOG_FORMAT="xml": expected one of auto, pretty, json');
     expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrow(/REDIS_URL="localhost:6379": expected a redis:\/\/ or rediss:\/\/ URL/);
     expect(() => loadConfig({ CLUSTER: 'moon' })).toThrow('CLUSTER="moon": expected one of localnet, devnet, testnet, mainnet-beta');
+  });
+
+  it('API_WORKERS forks that many API processes, one included; 0 keeps the API in the main process', () => {
+    expect(forkedApiProcesses(loadConfig({}))).toBe(2);
+    expect(forkedApiProcesses(loadConfig({ API_WORKERS: '1' }))).toBe(1);
+    expect(forkedApiProcesses(loadConfig({ API_WORKERS: '3' }))).toBe(3);
+    expect(forkedApiProcesses(loadConfig({ API_WORKERS: '0' }))).toBe(0);
+    expect(forkedApiProcesses({ roles: ['indexer', 'worker'], API_WORKERS: 2 })).toBe(0);
   });
 });
 
