@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import rateLimit from '@fastify/rate-limit';
 import secureJson from 'secure-json-parse';
 import { Ajv } from 'ajv';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { ApiDeps } from './deps.ts';
 import errorsPlugin from './plugins/errors.ts';
 import replicatedPlugin from './plugins/replicated.ts';
@@ -81,8 +82,32 @@ function frameworkError(error: Error & { code?: string }, request: FastifyReques
     .send({ error: { code, message: notFound ? 'Not found' : 'Malformed URL' } });
 }
 
+type SerializerFactory = ReturnType<typeof SerializerSelector>;
+
+/**
+ * Response serializers compiled once per schema, not once per route and status: every route lists the error envelope
+ * for six statuses or more, and compiling each of them again cost an API process about a second of its start.
+ */
+export function sharedSerializers(): SerializerFactory {
+  const build = SerializerSelector();
+  return (externalSchemas, serializerOpts) => {
+    const compile = build(externalSchemas, serializerOpts);
+    const compiled = new WeakMap<object, ReturnType<typeof compile>>();
+    return (route) => {
+      if (typeof route.schema !== 'object' || route.schema === null) return compile(route);
+      let serialize = compiled.get(route.schema);
+      if (!serialize) {
+        serialize = compile(route);
+        compiled.set(route.schema, serialize);
+      }
+      return serialize;
+    };
+  };
+}
+
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
     loggerInstance: deps.logger.child({ role: 'api' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     // Behind a proxy, its X-Forwarded-For names the client (rate limits); trusted only when configured.

@@ -65,8 +65,10 @@ export async function runFailover(options: FailoverRunOptions): Promise<ChaosRep
       REDIS_SENTINEL_NAME: MASTER_NAME,
       REDIS_WAIT_REPLICAS: '1',
       REDIS_WAIT_TIMEOUT_MS: String(profile.waitTimeoutMs),
+      // The failover under test is Redis's: a second API process would only add its start-up to the run.
+      API_WORKERS: '1',
     };
-    service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers: 2 });
+    service = new ServiceProcess({ env, logFile: path.join(workDir, 'service.log'), apiWorkers: 1 });
     const startMs = await service.start();
     const players = playerPool(service.api, profile.players + 8);
     pool = players.pool;
