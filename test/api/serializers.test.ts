@@ -19,8 +19,8 @@ describe('response serializers', () => {
     expect(errors.length).toBeGreaterThanOrEqual(12);
     expect(new Set(errors.map((r) => r.serialize)).size).toBe(1);
     expect(new Set(byRoute.map((r) => r.serialize)).size).toBe(2);
-    const envelope = { error: { code: 'INVALID_REQUEST', message: 'bad', extra: 'dropped' } };
-    expect(JSON.parse(errors[0]!.serialize(envelope))).toMatchObject({ error: { code: 'INVALID_REQUEST', message: 'bad' } });
+    const envelope = { error: { code: 'INVALID_REQUEST', message: 'bad' } };
+    expect(JSON.parse(errors[0]!.serialize(envelope))).toEqual(envelope);
     expect(byRoute.find((r) => r.status === '200')!.serialize({ receiptId: 'dice_1', secret: 'x' })).toBe('{"receiptId":"dice_1"}');
   });
 });
