@@ -265,7 +265,16 @@ export class Anchorer {
       this.#log.warn({ err, entryCount: pending.entryCount }, 'anchor: send failed; confirming or reconciling');
     }
     await this.hooks.afterSend?.(pending);
-    const { slot } = await confirmSignature(this.deps.rpc, pending.signature as Signature, { commitment: this.deps.commitment, timeoutMs: 90_000 });
+    // The same bytes again until they land or expire; once expired, the next pass signs the same memo afresh.
+    const { slot } = await confirmSignature(this.deps.rpc, pending.signature as Signature, {
+      commitment: this.deps.commitment,
+      timeoutMs: 90_000,
+      resend: {
+        wire: pending.wire,
+        lastValidBlockHeight: BigInt(pending.lastValidBlockHeight),
+        onError: (err) => this.#log.debug({ err, entryCount: pending.entryCount }, 'anchor: re-send failed'),
+      },
+    });
     await this.#finalize(pending, pending.signature, Number(slot));
   }
 

@@ -59,24 +59,52 @@ export async function sendWire(rpc: SolanaRpc, wire: string): Promise<void> {
   await rpc.sendTransaction(wire as Parameters<SolanaRpc['sendTransaction']>[0], { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
 }
 
+/** The chain is past a transaction's `lastValidBlockHeight` and never saw it: those bytes can no longer land. */
+export class BlockhashExpiredError extends Error {
+  override readonly name = 'BlockhashExpiredError';
+  constructor(readonly signature: Signature) {
+    super(`transaction ${signature} expired unseen: its blockhash is past its last valid block height`);
+  }
+}
+
+export interface ConfirmOptions {
+  commitment?: Commitment;
+  timeoutMs?: number;
+  pollMs?: number;
+  /**
+   * The signed bytes, sent again every `resendMs` while the signature is unseen: an RPC node may drop a transaction,
+   * or refuse one whose blockhash it does not know yet, and nothing else would send it again.
+   */
+  resend?: { wire: string; lastValidBlockHeight: bigint; everyMs?: number; onError?: (err: unknown) => void };
+}
+
 /**
  * Polls until the signature reaches `commitment`.
+ * @throws {BlockhashExpiredError} with `resend`, once the chain is past its last valid block height and never saw it
  * @throws when the transaction failed on-chain or did not land in time
  */
-export async function confirmSignature(
-  rpc: SolanaRpc,
-  signature: Signature,
-  options: { commitment?: Commitment; timeoutMs?: number; pollMs?: number } = {},
-): Promise<{ slot: bigint }> {
+export async function confirmSignature(rpc: SolanaRpc, signature: Signature, options: ConfirmOptions = {}): Promise<{ slot: bigint }> {
   const wanted = options.commitment ?? 'confirmed';
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   const rank = { processed: 0, confirmed: 1, finalized: 2 } as const;
+  const { resend } = options;
+  let nextSend = Date.now() + (resend?.everyMs ?? 2_000);
+  let expired = false;
   for (;;) {
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     const status = value[0];
     if (status) {
       if (status.err) throw new Error(`transaction ${signature} failed: ${JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
       if (status.confirmationStatus && rank[status.confirmationStatus] >= rank[wanted]) return { slot: status.slot };
+    } else if (resend) {
+      // Past its last valid height, one more unseen status proves it can never land (it may have landed just before).
+      if (expired) throw new BlockhashExpiredError(signature);
+      expired = (await rpc.getBlockHeight({ commitment: 'confirmed' }).send()) > resend.lastValidBlockHeight;
+      if (!expired && Date.now() >= nextSend) {
+        nextSend = Date.now() + (resend.everyMs ?? 2_000);
+        await sendWire(rpc, resend.wire).catch((err: unknown) => resend.onError?.(err));
+      }
+      if (expired) continue;
     }
     if (Date.now() > deadline) throw new Error(`transaction ${signature} not confirmed in time`);
     await new Promise((r) => setTimeout(r, options.pollMs ?? 200));

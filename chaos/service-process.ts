@@ -140,17 +140,19 @@ export class ServiceProcess {
 
   /** The main process logged "pfws started", every API process listens, and the API answers with an RNG chain head. */
   async waitReady(timeoutMs = 240_000): Promise<void> {
-    await waitFor(
+    const state = await waitFor(
       'the service to answer',
       async () => {
-        if (!this.running) throw new Error(`the service exited; see ${this.options.logFile}`);
+        // An exit ends the wait at once; a thrown error would be retried until the timeout.
+        if (!this.running) return 'exited';
         if (!this.#started.has(this.mainPid!) || this.listeningApiPids().length < this.options.apiWorkers) return false;
         const res = await fetch(`${this.api}/protocol/v1/config`, { signal: AbortSignal.timeout(5_000) });
-        return res.ok && Boolean(((await res.json()) as { rngChainHead?: string | null }).rngChainHead);
+        return res.ok && Boolean(((await res.json()) as { rngChainHead?: string | null }).rngChainHead) && 'ready';
       },
       timeoutMs,
       100,
     );
+    if (state === 'exited') throw new Error(`the service exited; see ${this.options.logFile}`);
   }
 
   /** kill -9 of one API process; the main process forks a replacement. */

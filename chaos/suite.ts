@@ -185,6 +185,9 @@ export async function runChaos(options: RunOptions): Promise<ChaosReport> {
     h.load.start();
     await sleep(profile.faultAfterMs[1]);
     rounds.push({ ...(await endRound(h, steady)), durationMs: Date.now() - steadyStart });
+    // A host still starting refuses its start while Redis or the main process's localnet is down (as it should), and on
+    // a slow machine that start outlasts the steady round: the faults wait for it.
+    await apiOnly.catch(() => undefined);
 
     const plan: { kind: string; run: (round: number) => Promise<RoundReport> }[] = [
       ...killSchedule(rng.fork('kills'), profile.faultRounds).map((kind) => ({ kind: `kill:${kind}`, run: (r: number) => killRound(h, r, kind) })),

@@ -276,6 +276,28 @@ describe('a worker killed while committing', () => {
     expect(await new Anchorer(base).run()).toBe(size);
     expect(await assertSound()).toEqual({ anchored: size, pending: 0 });
   });
+
+  it('a send the RPC node drops is sent again, and the commit lands within seconds', async () => {
+    await play(1);
+    const dropped: string[] = [];
+    // The node answers the signature but keeps nothing, as a node that drops a transaction (or a restarted one) does.
+    const dropping = new Proxy(svc.wiring.rpc, {
+      get(target, prop, receiver) {
+        if (prop === 'sendTransaction' && dropped.length === 0) {
+          return () => ({ send: async () => void dropped.push('first') });
+        }
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const started = Date.now();
+    const size = await logSize();
+    expect(await new Anchorer({ ...svc.wiring.worker!.anchoring.anchorer, rpc: dropping }).run()).toBe(size);
+    expect(dropped).toEqual(['first']);
+    // Not the 90 s a confirmation waits before it gives up.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect((await onChainCommits()).filter((c) => c.entryCount === size)).toHaveLength(1);
+    expect(await assertSound()).toEqual({ anchored: size, pending: 0 });
+  });
 });
 
 describe('manifests across a crash', () => {

@@ -166,6 +166,36 @@ describe('localnet: persistence', () => {
     }
   });
 
+  it('keeps a blockhash issued after the snapshot valid across a crash, as a real cluster does', async () => {
+    const dataDir = await tempDir();
+    const net = await startLocalnet({ port: 0, dataDir, slotIntervalMs: 20, snapshotIntervalMs: 600_000 });
+    const crashCopy = await tempDir();
+    const rpc = createSolanaRpc(net.url) as Rpc;
+    let signedBeforeCrash: Awaited<ReturnType<typeof buildTx>>;
+    try {
+      const payer = await fundedSigner(rpc, 1n);
+      await sleep(200);
+      const lifetime = (await rpc.getLatestBlockhash().send()).value;
+      signedBeforeCrash = await buildTx(rpc, payer, [memoIx('signed before the crash')], { lifetime });
+      await sleep(200);
+      await sendIxs(rpc, payer, [memoIx('the last one logged')]);
+      const log = join(dataDir, 'transactions.jsonl');
+      for (let i = 0; i < 100 && (await lineCount(log)) < 2; i++) await sleep(10);
+      expect(await lineCount(log)).toBe(2);
+      // The snapshot on disk is still the genesis one, many blocks before that blockhash was made.
+      await cp(dataDir, crashCopy, { recursive: true });
+    } finally {
+      await net.close();
+    }
+    const recovered = await startLocalnet({ port: 0, dataDir: crashCopy, slotIntervalMs: 60_000 });
+    try {
+      const rpc2 = createSolanaRpc(recovered.url) as Rpc;
+      expect(await rpc2.sendTransaction(signedBeforeCrash.wire, { encoding: 'base64' }).send()).toBe(signedBeforeCrash.signature);
+    } finally {
+      await recovered.close();
+    }
+  });
+
   it('answers a transaction only once it is in the log on disk, so a crash right after cannot take it back', async () => {
     const dataDir = await tempDir();
     const net = await startLocalnet({ port: 0, dataDir, slotIntervalMs: 60_000, snapshotIntervalMs: 600_000 });
