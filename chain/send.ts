@@ -119,6 +119,6 @@ export async function sendAndConfirm(
 ): Promise<Signature> {
   const tx = await signInstructions(rpc, feePayer, instructions);
   await sendWire(rpc, tx.wire);
-  await confirmSignature(rpc, tx.signature, { commitment });
+  await confirmSignature(rpc, tx.signature, { commitment, resend: { wire: tx.wire, lastValidBlockHeight: tx.lastValidBlockHeight } });
   return tx.signature;
 }
