@@ -1,20 +1,21 @@
 # One image for every role; the role is chosen with --role at run time.
-# The pages (web/) are built in a stage of their own, since Vite is a development dependency.
-FROM node:20-bookworm-slim AS web
+# The pages (web/) and the service's bundle (dist/main.mjs) are built in a stage of their own, since Vite and esbuild
+# are development dependencies.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY protocol ./protocol
-COPY web ./web
-RUN npx tsx web/build.ts --force
+COPY . .
+RUN npx tsx web/build.ts --force && npx tsx bin/build-service.ts
 
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY . .
-COPY --from=web /app/web/dist ./web/dist
+COPY --from=build /app/web/dist ./web/dist
+COPY --from=build /app/dist ./dist
 ENV NODE_ENV=production
 USER node
 EXPOSE 8080
-ENTRYPOINT ["npx", "tsx", "main.ts"]
+ENTRYPOINT ["node", "dist/main.mjs"]

@@ -1,6 +1,7 @@
 // Entry point: `npm start` runs every role in one process on embedded defaults; `--role` runs one.
 import cluster from 'node:cluster';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config/env.ts';
 import { createLogger, type Logger } from './config/logger.ts';
 import { assertPortFree, listenError, StartupError } from './config/startup.ts';
@@ -274,6 +275,6 @@ async function main(): Promise<void> {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().catch((err) => failStart(err));
 }

@@ -10,7 +10,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    globalSetup: ['test/web/global-setup.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
     projects: [
       {
         extends: true,

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { serviceBundle } from '../bin/build-service.ts';
 
 export interface BenchService {
   api: string;
@@ -47,7 +48,7 @@ export async function startBenchService(env: Record<string, string> = {}, option
   const rpcPort = port + 1;
   // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the service for `--cpu-prof` analysis.
   const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...profile, await serviceBundle()], {
     cwd: path.resolve(import.meta.dirname, '..'),
     env: {
       ...process.env,

@@ -1,7 +1,9 @@
-// The service as an operator runs it: `node --import tsx main.ts` (every role, API_WORKERS API processes), killed and restarted.
+// The service as an operator runs it: `node dist/main.mjs`, what `npm start` builds (every role, API_WORKERS API
+// processes), killed and restarted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readdirSync, readFileSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
+import { serviceBundle } from '../bin/build-service.ts';
 import { sleep, waitFor } from './ports.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -87,15 +89,15 @@ export class ServiceProcess {
   apiPids(): number[] {
     const main = this.mainPid;
     if (main === null) return [];
-    return childrenOf(main).filter((pid) => isAlive(pid) && cmdline(pid).includes('main.ts'));
+    return childrenOf(main).filter((pid) => isAlive(pid) && cmdline(pid).includes('main.mjs'));
   }
 
-  /** Starts main.ts and waits until the API answers with a committed RNG chain and every API process is up. */
+  /** Starts the service and waits until the API answers with a committed RNG chain and every API process is up. */
   async start(timeoutMs = 240_000): Promise<number> {
     if (this.running) throw new Error('the service is already running');
     const t0 = Date.now();
     this.#expectExit = false;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts', ...(this.options.args ?? [])], {
+    const child = spawn(process.execPath, [await serviceBundle(), ...(this.options.args ?? [])], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

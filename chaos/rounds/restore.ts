@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { serviceBundle } from '../../bin/build-service.ts';
 import type { Harness } from '../harness.ts';
 import { waitAnchored } from '../books.ts';
 import { recoverAll } from '../recovery.ts';
@@ -15,10 +16,11 @@ import { beginRound, endRound, recoveryChecks } from './common.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/** Runs a script of the repository as the operator would, with the service's environment. */
-function run(script: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+/** Runs a script of the repository (`main.ts` as its bundle) as the operator would, with the service's environment. */
+async function run(script: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  const command = script === 'main.ts' ? [await serviceBundle()] : ['--import', 'tsx', script];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    const child = spawn(process.execPath, [...command, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

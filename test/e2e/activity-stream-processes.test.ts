@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
+import { serviceBundle } from '../../bin/build-service.ts';
 import { createRedis } from '../../store/redis.ts';
 import { Keys } from '../../store/keys.ts';
 import { playOfSettleEvent } from '../../protocol/plays.ts';
@@ -42,7 +43,7 @@ afterAll(async () => {
 
 it('two API processes: one subscription each, every client gets the play, SIGTERM with streams open', { timeout: 240_000 }, async () => {
   const [port, rpcPort] = [await freePort(), await freePort()];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+  const proc = spawn(process.execPath, [await serviceBundle()], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

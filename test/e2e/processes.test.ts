@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SERVICE_BUNDLE } from '../../bin/build-service.ts';
 import { ConfigError, loadConfig, parseRoles } from '../../config/env.ts';
 import { createRedis } from '../../store/redis.ts';
 import { startClickHouse, type ClickHouseServer } from '../helpers/clickhouse.ts';
@@ -31,7 +32,7 @@ interface Proc {
 const running: Proc[] = [];
 
 function start(env: Record<string, string>, args: string[] = []): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts', ...args], {
+  const child = spawn(process.execPath, [SERVICE_BUNDLE, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,9 +1,11 @@
-// Runs `main.ts` as an operator would, in a child process: its output, its exit, free ports and temp dirs.
+// Runs the service as an operator would (`dist/main.mjs`, what `npm start` builds), or another script through tsx, in
+// a child process: its output, its exit, free ports and temp dirs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { SERVICE_BUNDLE } from '../../bin/build-service.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -31,9 +33,10 @@ export class Processes {
     return d;
   }
 
-  /** Runs `script` (the service's `main.ts` by default) with `env` and `args`. */
+  /** Runs `script` (the service's `main.ts` by default, as the bundle the tests' global setup built) with `env` and `args`. */
   start(env: Record<string, string>, args: string[] = [], script = 'main.ts'): Proc {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    const command = script === 'main.ts' ? [SERVICE_BUNDLE] : ['--import', 'tsx', script];
+    const child = spawn(process.execPath, [...command, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
