@@ -4,6 +4,7 @@
 import { connect, type Socket } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
@@ -163,6 +164,10 @@ describe('the all-in-one service (two API processes)', () => {
     for (let i = 0; i < 10; i++) expect(await getOnce(`${base}/api/house`)).toBe(200);
     expect(await scrapeCount(base, '/api/house')).toBe(10);
     expect(await scrapeCount(base, '/api/house')).toBe(10);
+    // It runs as the bundle `npm start` builds (dist/main.mjs), where each module still finds its own files: the
+    // pages here, the Lua scripts in the bet below, the ClickHouse migrations at start.
+    expect(readFileSync(`/proc/${first.child.pid}/cmdline`, 'utf8')).toContain('dist/main.mjs');
+    expect(await getOnce(`${base}/`)).toBe(200);
 
     // Play one bet and wait until the bet log is committed on-chain.
     const player = await new Player(`${base}/api`, `http://127.0.0.1:${rpcPort}`).onboard(20);
