@@ -1,6 +1,7 @@
 // Starts the service as a child process on embedded defaults (its own data dir, ports and Redis prefix).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -33,7 +34,15 @@ function cpuMsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_MS;
 }
 
-const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
+/** A port nothing listens on now, as the kernel hands out (a random pick collided with other runs' services). */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.once('error', reject);
+  });
 
 export interface BenchServiceOptions {
   /** Runs before the service starts, on its data directory and Redis prefix (e.g. to preload analytics). */
@@ -44,8 +53,9 @@ export async function startBenchService(env: Record<string, string> = {}, option
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-'));
   const prefix = `bench-${randomBytes(4).toString('hex')}`;
   await options.prepare?.({ dataDir, prefix });
-  const port = freePort();
-  const rpcPort = port + 1;
+  const port = await freePort();
+  let rpcPort = await freePort();
+  while (rpcPort === port) rpcPort = await freePort();
   // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the service for `--cpu-prof` analysis.
   const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, await serviceBundle()], {
