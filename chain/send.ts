@@ -72,7 +72,7 @@ export interface ConfirmOptions {
   timeoutMs?: number;
   pollMs?: number;
   /**
-   * The signed bytes, sent again every `resendMs` while the signature is unseen: an RPC node may drop a transaction,
+   * The signed bytes, sent again every `everyMs` (2 s) while the signature is unseen: an RPC node may drop a transaction,
    * or refuse one whose blockhash it does not know yet, and nothing else would send it again.
    */
   resend?: { wire: string; lastValidBlockHeight: bigint; everyMs?: number; onError?: (err: unknown) => void };
