@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
-import { serviceBundle } from '../../bin/build-service.ts';
+import { SERVICE_BUNDLE } from '../../bin/build-service.ts';
 import { createRedis } from '../../store/redis.ts';
 import { Keys } from '../../store/keys.ts';
 import { playOfSettleEvent } from '../../protocol/plays.ts';
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 it('two API processes: one subscription each, every client gets the play, SIGTERM with streams open', { timeout: 240_000 }, async () => {
   const [port, rpcPort] = [await freePort(), await freePort()];
-  const proc = spawn(process.execPath, [await serviceBundle()], {
+  const proc = spawn(process.execPath, [SERVICE_BUNDLE], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
