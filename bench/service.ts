@@ -1,12 +1,12 @@
 // Starts the service as a child process on embedded defaults (its own data dir, ports and Redis prefix).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { serviceBundle } from '../bin/build-service.ts';
+import { freePort } from '../chaos/ports.ts';
 
 export interface BenchService {
   api: string;
@@ -33,16 +33,6 @@ function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_MS;
 }
-
-/** A port nothing listens on now, as the kernel hands out (a random pick collided with other runs' services). */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.once('error', reject);
-  });
 
 export interface BenchServiceOptions {
   /** Runs before the service starts, on its data directory and Redis prefix (e.g. to preload analytics). */

@@ -100,11 +100,11 @@ export async function confirmSignature(rpc: SolanaRpc, signature: Signature, opt
       // Past its last valid height, one more unseen status proves it can never land (it may have landed just before).
       if (expired) throw new BlockhashExpiredError(signature);
       expired = (await rpc.getBlockHeight({ commitment: 'confirmed' }).send()) > resend.lastValidBlockHeight;
-      if (!expired && Date.now() >= nextSend) {
+      if (expired) continue;
+      if (Date.now() >= nextSend) {
         nextSend = Date.now() + (resend.everyMs ?? 2_000);
         await sendWire(rpc, resend.wire).catch((err: unknown) => resend.onError?.(err));
       }
-      if (expired) continue;
     }
     if (Date.now() > deadline) throw new Error(`transaction ${signature} not confirmed in time`);
     await new Promise((r) => setTimeout(r, options.pollMs ?? 200));
