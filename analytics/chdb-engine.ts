@@ -66,10 +66,16 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
   // Our own batches are the batching: an async insert would only wait for its flush timer. Our answers are small:
   // formatting them on threads of their own costs more in hand-offs (about 0.6 ms of CPU a query) than it saves.
   const settings = { max_threads: options.maxThreads ?? 1, async_insert: 0, output_format_parallel_formatting: 0, ...COMMON_SETTINGS };
-  let session: Session;
+  const connectionArgs = Object.entries({ ...CHDB_SERVER_SETTINGS, ...settings }).map(([k, v]) => `--${k}=${v}`);
+  // A chDB connection runs one statement at a time: reads get a connection of their own, so a rankings query does
+  // not wait behind the shipper's and the archiver's inserts (and their views) on the writers' connection.
+  let writer: Session | undefined;
+  let reader: Session;
   try {
-    session = new Session(options.dataDir, { connectionArgs: Object.entries({ ...CHDB_SERVER_SETTINGS, ...settings }).map(([k, v]) => `--${k}=${v}`) });
+    writer = new Session(options.dataDir, { connectionArgs });
+    reader = new Session(options.dataDir, { connectionArgs });
   } catch (err) {
+    writer?.close();
     throw new EngineError(`cannot open chDB at ${options.dataDir}: ${(err as Error).message}`, { cause: err });
   }
   // What an ended process left of its insert files is never read again (this process's own may be in flight).
@@ -77,11 +83,11 @@ export async function openChdbEngine(options: ChdbEngineOptions): Promise<Analyt
   const inserts = path.resolve(options.dataDir, 'inserts');
   mkdirSync(inserts, { recursive: true });
   for (const name of readdirSync(inserts)) if (!name.startsWith(`${process.pid}-`)) rmSync(path.join(inserts, name), { force: true });
-  const engine = new ChdbEngine(session, database, options.insertFormat === 'TabSeparated' ? null : inserts);
+  const engine = new ChdbEngine(writer, reader, database, options.insertFormat === 'TabSeparated' ? null : inserts);
   try {
     await engine.exec(`CREATE DATABASE IF NOT EXISTS ${database}`);
-    // USE holds for this session's connection; a second Session on the same directory has its own.
-    await engine.exec(`USE ${database}`);
+    // USE holds for one connection: each of the two needs its own.
+    await engine.use();
   } catch (err) {
     await engine.close();
     throw err;
@@ -104,18 +110,26 @@ export class ChdbEngine implements AnalyticsEngine {
   private readonly layouts = new Map<string, Promise<Map<string, string>>>();
 
   constructor(
+    /** Runs every statement that writes (exec and insert). */
     private readonly session: Session,
+    /** Runs every query that reads: chDB runs one statement at a time per connection. */
+    private readonly reader: Session,
     readonly database: string,
     /** Where RowBinary inserts are written for chDB to read; null sends every insert as TabSeparated. */
     private readonly insertsDir: string | null,
   ) {}
 
   async query<T extends Row = Row>(text: string): Promise<T[]> {
-    return parseJsonEachRow<T>(await this.run(text, 'JSONEachRow'));
+    return parseJsonEachRow<T>(await this.run(text, 'JSONEachRow', this.reader));
   }
 
   async exec(text: string): Promise<void> {
     await this.run(text, 'TabSeparated');
+  }
+
+  /** Makes the engine's database the current one on both connections. */
+  async use(): Promise<void> {
+    await Promise.all([this.run(`USE ${this.database}`, 'TabSeparated'), this.run(`USE ${this.database}`, 'TabSeparated', this.reader)]);
   }
 
   async insert(table: TableName, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
@@ -189,13 +203,14 @@ export class ChdbEngine implements AnalyticsEngine {
     if (this.closed) return;
     this.closed = true;
     this.session.close();
+    this.reader.close();
     await drainPending();
   }
 
-  private async run(text: string, format: string): Promise<string> {
+  private async run(text: string, format: string, session: Session = this.session): Promise<string> {
     if (this.closed) throw new EngineError('chDB engine is closed');
     try {
-      return (await this.session.queryAsync(text, { format })).text();
+      return (await session.queryAsync(text, { format })).text();
     } catch (err) {
       throw new EngineError(`chDB: ${(err as Error).message}`, { cause: err });
     }
