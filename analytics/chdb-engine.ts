@@ -111,7 +111,7 @@ export class ChdbEngine implements AnalyticsEngine {
 
   constructor(
     /** Runs every statement that writes (exec and insert). */
-    private readonly session: Session,
+    private readonly writer: Session,
     /** Runs every query that reads: chDB runs one statement at a time per connection. */
     private readonly reader: Session,
     readonly database: string,
@@ -160,7 +160,7 @@ export class ChdbEngine implements AnalyticsEngine {
     }
     const values = tsvBytes(rows);
     try {
-      await this.session.insert({ table: `${this.database}.${target.table}`, columns: target.columns, values, format: 'TabSeparated' });
+      await this.writer.insert({ table: `${this.database}.${target.table}`, columns: target.columns, values, format: 'TabSeparated' });
     } catch (err) {
       throw new EngineError(`chDB: ${(err as Error).message}`, { cause: err });
     }
@@ -202,12 +202,12 @@ export class ChdbEngine implements AnalyticsEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.session.close();
+    this.writer.close();
     this.reader.close();
     await drainPending();
   }
 
-  private async run(text: string, format: string, session: Session = this.session): Promise<string> {
+  private async run(text: string, format: string, session: Session = this.writer): Promise<string> {
     if (this.closed) throw new EngineError('chDB engine is closed');
     try {
       return (await session.queryAsync(text, { format })).text();
