@@ -79,7 +79,9 @@ import type { GameFilter } from './analytics/params.ts';
 import { LivePlayStore } from './store/live-plays.ts';
 import { PfwsError } from './protocol/errors.ts';
 import { EngineHolder } from './analytics/engine-holder.ts';
+import type { AnalyticsEngine } from './analytics/engine.ts';
 import { openAnalyticsEngine } from './analytics/open-engine.ts';
+import { migrate } from './analytics/migrations.ts';
 import { EngineReader, type AnalyticsReader, type ShippedActivity } from './analytics/reader.ts';
 import { houseState } from './house/view.ts';
 import { microToNumber } from './protocol/money.ts';
@@ -247,6 +249,23 @@ interface Storage {
   close(): Promise<void>;
 }
 
+/**
+ * chDB, handed out only once its schema is current: a query that arrives just after start-up waits for the tables
+ * instead of failing on them. Its owner migrates it without the shipper's lease, as no other process can open the
+ * directory; a server's schema stays the lease holder's to migrate.
+ */
+async function openOwnedChdb(dataDir: string, logger: Logger): Promise<AnalyticsEngine> {
+  const engine = await openAnalyticsEngine({ dataDir });
+  try {
+    const applied = await migrate(engine);
+    if (applied.length > 0) logger.info({ engine: engine.kind, applied }, 'analytics: migrated chDB as it opened');
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  return engine;
+}
+
 /** Redis, its stores and the connections beside it. */
 async function openStorage(config: Config, logger: Logger, overrides: WiringOverrides): Promise<Storage> {
   const redis = overrides.redis ?? (await createServiceRedis(config.redis, config.REDIS_COMMAND_TIMEOUT_MS, logger));
@@ -264,9 +283,10 @@ async function openStorage(config: Config, logger: Logger, overrides: WiringOver
   });
   const queueDepths = new QueueDepths(config.redis, keys.queuePrefix());
   // chDB belongs to the worker's process; with a ClickHouse server every process may open its own client.
-  const analyticsEngine =
-    config.CLICKHOUSE_URL || (config.roles.includes('worker') && !overrides.analyticsReader)
-      ? new EngineHolder(() => openAnalyticsEngine({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.dataDir }))
+  const analyticsEngine = config.CLICKHOUSE_URL
+    ? new EngineHolder(() => openAnalyticsEngine({ clickhouseUrl: config.CLICKHOUSE_URL, dataDir: config.dataDir }))
+    : config.roles.includes('worker') && !overrides.analyticsReader
+      ? new EngineHolder(() => openOwnedChdb(config.dataDir, logger))
       : null;
   const close = async () => {
     await analyticsEngine?.close();
