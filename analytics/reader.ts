@@ -121,7 +121,7 @@ export class EngineReader implements AnalyticsReader {
 
   async activity(query: ActivityQuery): Promise<Activity> {
     const q = parseQuery('activity', query);
-    return this.cached(`activity:${q.game}:${q.limit}`, async (engine, now) => activity(engine, { ...q, now, bankroll: this.bankroll() }));
+    return this.cached(`activity:${q.game}:${q.limit}`, async (engine, now) => activity(engine, Object.assign({}, q, { now, bankroll: this.bankroll() })));
   }
 
   async shippedActivity(query: ActivityQuery): Promise<ShippedActivity> {
@@ -129,18 +129,18 @@ export class EngineReader implements AnalyticsReader {
     return this.cached(`shipped-activity:${q.game}:${q.limit}`, async (engine, now) => {
       const bankroll = this.bankroll();
       const shippedSeq = await shippedPlaySeq(engine);
-      return { shippedSeq, activity: await activity(engine, { ...q, now, bankroll }) };
+      return { shippedSeq, activity: await activity(engine, Object.assign({}, q, { now, bankroll })) };
     });
   }
 
   async rankings(query: RankingsQuery): Promise<Rankings> {
     const q = parseQuery('rankings', query);
-    return this.cached(`rankings:${q.game}:${q.source}:${q.metric}`, (engine, now) => rankings(engine, { ...q, now }));
+    return this.cached(`rankings:${q.game}:${q.source}:${q.metric}`, (engine, now) => rankings(engine, Object.assign({}, q, { now })));
   }
 
   async stats(query: StatsQuery): Promise<Stats> {
     const q = parseQuery('stats', query);
-    return this.cached(`stats:${q.game}:${q.period}`, async (engine, now) => stats(engine, { ...q, now, bankroll: this.bankroll() }));
+    return this.cached(`stats:${q.game}:${q.period}`, async (engine, now) => stats(engine, Object.assign({}, q, { now, bankroll: this.bankroll() })));
   }
 
   async ping(): Promise<void> {

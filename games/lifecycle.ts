@@ -177,7 +177,7 @@ export class BetLifecycle {
     if (!isHex32(commitment)) throw new PfwsError('INVALID_REQUEST', 'commitment must be 32 bytes of lowercase hex');
     await this.checkKeySource(wallet, input.sessionPubkey, source);
     const plan = await this.deps.games[game].planTurn(wallet, input);
-    const betNonce = await this.preflight(wallet, { ...plan, sessionPubkey: input.sessionPubkey, commitment });
+    const betNonce = await this.preflight(wallet, Object.assign({}, plan, { sessionPubkey: input.sessionPubkey, commitment }));
     // Preflight found the key active in the wallet's key set, which holds only keys parsed when they were set up.
     const sessionPubkey = input.sessionPubkey as Base58Key;
     const expiresAtMs = clock().getTime() + settings.prepareTtlMs;
@@ -262,7 +262,7 @@ export class BetLifecycle {
     const bet = await this.committedBet(wallet, betPayloadHash, game);
     const ack = this.checkReveal(bet, clientSeedRaw, sessionSignature);
     const { reply, player } = await this.settle(bet, { clientSeedRaw, revealSignature: sessionSignature, via: 'reveal' }, ack);
-    return { ...reply, player: playerView(player) };
+    return Object.assign({}, reply, { player: playerView(player) });
   }
 
   /**

@@ -106,10 +106,10 @@ export class SweeperGame implements Game {
     // No commitment at ticket open: the empty one is never in the used set.
     const preflight = { sessionPubkey: input.sessionPubkey, commitment: '', wager, maxPayout: fullPayout, exposure: 0n };
     if (existing) {
-      await lifecycle.preflight(wallet, { ...preflight, locks: 'play' });
+      await lifecycle.preflight(wallet, Object.assign({}, preflight, { locks: 'play' as const }));
       throw rejectionError('ticket_active', existing);
     }
-    await lifecycle.preflight(wallet, { ...preflight, locks: 'stake' });
+    await lifecycle.preflight(wallet, Object.assign({}, preflight, { locks: 'stake' as const }));
     const id = `t_${randomBytes(12).toString('hex')}`;
     const now = this.deps.clock();
     const result = await tickets.open(wallet, {
@@ -172,13 +172,12 @@ export class SweeperGame implements Game {
       ticketId: ticket.id,
       turn: params.turn,
       reply: {
-        sweeperParams: {
-          ...params,
+        sweeperParams: Object.assign({}, params, {
           columns: SWEEPER_MODES[mode].columns,
           rowsWon: ticket.rowsWon,
           currentPayout: microToNumber(ticket.rowsWon > 0 ? sweeperPayout(ticket.wager, mode, ticket.rowsWon) : 0n),
           payoutIfSafe: params.turn === 'choice' ? microToNumber(sweeperPayout(ticket.wager, mode, ticket.rowsWon + 1)) : null,
-        },
+        }),
       },
     };
   }
@@ -230,16 +229,15 @@ export class SweeperGame implements Game {
         turns: await this.#turnInputs(turns, bet, ack),
       });
     }
-    const endedTicket: TicketRecord = {
-      ...ticket,
+    const endedTicket: TicketRecord = Object.assign({}, ticket, {
       turns,
       rowsWon,
       pendingTurn: '',
-      status: ended ? 'settled' : 'running',
+      status: ended ? ('settled' as const) : ('running' as const),
       outcome: ended ? (outcome as TicketRecord['outcome']) : null,
       endedAt: ended ? settledAt : null,
       payout: ended ? payout : null,
-    };
+    });
     const turnView = {
       kind: record.kind,
       row: record.row,
@@ -362,14 +360,13 @@ export class SweeperGame implements Game {
       turns,
       closedBy: 'idle',
     });
-    const endedTicket: TicketRecord = {
-      ...ticket,
-      status: 'settled',
+    const endedTicket: TicketRecord = Object.assign({}, ticket, {
+      status: 'settled' as const,
       outcome: receipt.outcome as TicketRecord['outcome'],
-      closedBy: 'idle',
+      closedBy: 'idle' as const,
       endedAt: settledAt,
       payout: receipt.payout,
-    };
+    });
     const reply = {
       ticketId: ticket.id,
       closedBy: 'idle' as const,

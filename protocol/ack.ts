@@ -28,12 +28,11 @@ export function ackBodyOf(ack: AckBody): AckBody {
 export function signAck(body: AckBody, ackKeySeed: Uint8Array): Ack {
   const clean = ackBodyOf(body);
   const ackHash = jcsSha256Hex(clean);
-  return {
-    ...clean,
+  return Object.assign(clean, {
     ackHash,
     operatorSignature: signText(ackMessage(ackHash), ackKeySeed),
     revealMessage: revealMessageOf(clean.betPayloadHash, ackHash),
-  };
+  });
 }
 
 export type AckCheck = { ok: true } | { ok: false; reason: string };

@@ -155,7 +155,7 @@ function playFields(playId: string, play: PlayWrite): SettleTurnFields {
     if (LEDGER_PLAY_FIELDS.has(name)) throw new Error(`a game's play state may not write the ledger's field ${name}`);
     fields[`state.${name}`] = value;
   }
-  return { ...fields, playId, playStatus: play.status, playBanked: play.banked, playOutcome: play.outcome } as SettleTurnFields;
+  return Object.assign(fields, { playId, playStatus: play.status, playBanked: play.banked, playOutcome: play.outcome });
 }
 
 /** What settling one turn writes; `end` is there when the turn ends its play. */

@@ -68,7 +68,7 @@ export class TransparencyStore {
     if (full && this.#files) {
       // A file exists only for a tile of a committed tree, and the log never forks: no size check is needed.
       const stored = await this.#files.lease(relative);
-      if (stored) return { ...stored, full };
+      if (stored) return Object.assign(stored, { full });
     }
     const size = await this.committedSize();
     const bytes = await this.#computeTile(tile, size);

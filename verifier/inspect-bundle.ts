@@ -180,7 +180,7 @@ export function unpackInspection(result: BundleResult, i: number): ReceiptInspec
     rngLinks,
     rngUses,
     sessionKeys,
-    anchor: anchor < 0 ? null : { ...(result.anchors[anchor] as SharedAnchor), betLogIndex },
+    anchor: anchor < 0 ? null : Object.assign({}, result.anchors[anchor] as SharedAnchor, { betLogIndex }),
   };
 }
 

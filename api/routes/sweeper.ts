@@ -50,13 +50,13 @@ export default async function sweeperRoutes(fastify: FastifyInstance, { lifecycl
   app.post(
     '/protocol/v1/sweeper/choice/prepare',
     { ...route, schema: { ...meta, summary: 'Choice turn, step 1', body: ChoicePrepareBody, response: responses({ 200: SweeperPrepareResponse }, ERRORS) } },
-    async (request) => lifecycle.prepare('sweeper', request.wallet, { ...request.body, turn: 'choice' }, 'api'),
+    async (request) => lifecycle.prepare('sweeper', request.wallet, Object.assign({}, request.body, { turn: 'choice' as const }), 'api'),
   );
 
   app.post(
     '/protocol/v1/sweeper/cashout/prepare',
     { ...route, schema: { ...meta, summary: 'Cashout turn, step 1', body: CashoutPrepareBody, response: responses({ 200: SweeperPrepareResponse }, ERRORS) } },
-    async (request) => lifecycle.prepare('sweeper', request.wallet, { ...request.body, turn: 'cashout' }, 'api'),
+    async (request) => lifecycle.prepare('sweeper', request.wallet, Object.assign({}, request.body, { turn: 'cashout' as const }), 'api'),
   );
 
   app.post(

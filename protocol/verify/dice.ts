@@ -101,5 +101,5 @@ export function checkDiceReceipt(receipt: Record<string, unknown>, ctx: TurnCont
     return found;
   }
   compareRebuilt(checks, receipt, rebuilt.receipt as unknown as Record<string, unknown>);
-  return { ...found, leafHex: rebuilt.betLogEntryHash };
+  return Object.assign(found, { leafHex: rebuilt.betLogEntryHash });
 }

@@ -124,11 +124,7 @@ export function completeReceipt(inspection: ReceiptInspection, ctx: Omit<Receipt
 export function receiptReport(inspection: ReceiptInspection, chain: readonly Check[]): ReceiptReport {
   const checks = new Checks();
   checks.list.push(...inspection.checks, ...chain);
-  return {
-    ...checks.report(inspection.subject),
-    rngUses: inspection.rngUses,
-    leafHex: inspection.leafHex,
-  };
+  return Object.assign(checks.report(inspection.subject), { rngUses: inspection.rngUses, leafHex: inspection.leafHex });
 }
 
 /**

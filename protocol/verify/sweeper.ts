@@ -135,5 +135,5 @@ export function checkSweeperReceipt(receipt: Record<string, unknown>, ctx: TurnC
     return found;
   }
   compareRebuilt(checks, receipt, rebuilt.receipt as unknown as Record<string, unknown>);
-  return { ...found, leafHex: rebuilt.betLogEntryHash };
+  return Object.assign(found, { leafHex: rebuilt.betLogEntryHash });
 }
