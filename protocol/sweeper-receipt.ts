@@ -149,61 +149,61 @@ export function buildSweeperSettlement(input: SweeperTicketInput) {
   const betLogEntryJcs = betLogEntryJson(betLogEntry);
   const betLogEntryHash = betLogLeafHexOfJson(betLogEntryJcs);
   // As in protocol/dice-receipt.ts: Object.assign, not an object literal that starts with a spread.
-  const receipt = Object.assign(
+  const head = Object.assign(
     receiptHead({ receiptId, game: 'sweeper', gameId: SWEEPER_GAME_ID, player: alias, source: input.source, wager, payout, status }),
     closed,
-    {
-      input: {
-        ticketId,
-        mode,
-        wager: microToNumber(wager),
-        wagerMicro: wager.toString(),
-        turns: turns.map((t) => ({
-          kind: t.kind,
-          row: t.row,
-          choiceColumn: t.choiceColumn,
-          commitment: t.betPayload.commitment,
-          clientSeedRaw: t.clientSeedRaw,
-        })),
-      },
-      result: {
-        outcome,
-        rowsWon,
-        resultColumns: turns.filter((t) => t.kind === 'choice').map((t) => t.mineColumn),
-        multiplierBps: Number(sweeperMultiplierBps(mode, rowsWon)),
-        payout: microToNumber(payout),
-        payoutMicro: payout.toString(),
-      },
-      proof: {
-        turns: turns.map((t) => ({
-          betPayloadHash: t.betPayloadHash,
-          ackHash: t.ack.ackHash,
-          rngChainHead: t.ack.rngChainHead,
-          rngIndex: t.ack.rngIndex,
-          rngReveal: t.rngReveal,
-        })),
-      },
-      verifierPayload: {
-        version: 1,
-        ticketId,
-        mode,
-        wagerMicro: wager.toString(),
-        turns: input.turns.map((t) => ({
-          betPayload: t.betPayload,
-          betPayloadHash: t.betPayloadHash,
-          commitSignature: t.commitSignature,
-          ack: t.ack,
-          revealSignature: t.revealSignature,
-          clientSeedRaw: t.clientSeedRaw,
-          rngReveal: t.rngReveal,
-        })),
-        ...closed,
-        betLogEntry,
-      },
-      anchor: pendingAnchor(betLogEntryHash),
-      createdAt: settledAt,
-    },
   );
+  const receipt = Object.assign(head, {
+    input: {
+      ticketId,
+      mode,
+      wager: microToNumber(wager),
+      wagerMicro: wager.toString(),
+      turns: turns.map((t) => ({
+        kind: t.kind,
+        row: t.row,
+        choiceColumn: t.choiceColumn,
+        commitment: t.betPayload.commitment,
+        clientSeedRaw: t.clientSeedRaw,
+      })),
+    },
+    result: {
+      outcome,
+      rowsWon,
+      resultColumns: turns.filter((t) => t.kind === 'choice').map((t) => t.mineColumn),
+      multiplierBps: Number(sweeperMultiplierBps(mode, rowsWon)),
+      payout: microToNumber(payout),
+      payoutMicro: payout.toString(),
+    },
+    proof: {
+      turns: turns.map((t) => ({
+        betPayloadHash: t.betPayloadHash,
+        ackHash: t.ack.ackHash,
+        rngChainHead: t.ack.rngChainHead,
+        rngIndex: t.ack.rngIndex,
+        rngReveal: t.rngReveal,
+      })),
+    },
+    verifierPayload: {
+      version: 1,
+      ticketId,
+      mode,
+      wagerMicro: wager.toString(),
+      turns: input.turns.map((t) => ({
+        betPayload: t.betPayload,
+        betPayloadHash: t.betPayloadHash,
+        commitSignature: t.commitSignature,
+        ack: t.ack,
+        revealSignature: t.revealSignature,
+        clientSeedRaw: t.clientSeedRaw,
+        rngReveal: t.rngReveal,
+      })),
+      ...closed,
+      betLogEntry,
+    },
+    anchor: pendingAnchor(betLogEntryHash),
+    createdAt: settledAt,
+  });
   return { receiptId, status, outcome, rowsWon, wager, payout, closedBy: closedBy ?? null, betLogEntry, betLogEntryJcs, betLogEntryHash, receipt };
 }
 

@@ -6,10 +6,8 @@ import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { signAck } from '../../protocol/ack.ts';
-import { buildDiceSettlement } from '../../protocol/dice-receipt.ts';
-import type { RevealedVia } from '../../protocol/receipt.ts';
-import { buildSweeperSettlement } from '../../protocol/sweeper-receipt.ts';
 import { inspectReceipt, receiptReport } from '../../protocol/verify/receipt.ts';
+import { rebuildReceipt } from '../helpers/rebuild-receipt.ts';
 
 v8.setFlagsFromString('--allow-natives-syntax');
 const sameClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
@@ -28,42 +26,15 @@ const fixture = JSON.parse(readFileSync(new URL('../fixtures/verify/v1.json', im
 const [wonA, wonB] = fixture.receipts.filter((r) => r.game === 'dice' && r.status === 'won') as [Json, Json];
 const ticket = fixture.receipts.find((r) => r.game === 'sweeper') as Json;
 
-function dice(receipt: Json) {
-  const vp = receipt.verifierPayload;
-  return buildDiceSettlement({
-    betPayload: vp.betPayload,
-    betPayloadHash: vp.betPayloadHash,
-    commitSignature: vp.commitSignature,
-    ack: vp.ack,
-    reveal: { clientSeedRaw: vp.clientSeedRaw, revealSignature: vp.revealSignature, via: receipt.proof.revealedVia as RevealedVia },
-    rngReveal: vp.rngReveal,
-    settledAt: vp.betLogEntry.settledAt,
-    source: receipt.source,
-  });
-}
-
-function sweeper() {
-  const vp = ticket.verifierPayload;
-  return buildSweeperSettlement({
-    ticketId: vp.ticketId,
-    mode: vp.mode,
-    wager: BigInt(vp.wagerMicro),
-    player: vp.turns[0].betPayload.player,
-    source: ticket.source,
-    turns: vp.turns,
-    settledAt: vp.betLogEntry.settledAt,
-  });
-}
-
 describe('one hidden class per shape on the hot paths', () => {
   it('the control: a literal that starts with a spread does get a class per object here', () => {
     expect(sameClass(...twoWarm((i) => ({ ...{ a: `x${i}`, b: 'y' }, c: i })))).toBe(false);
   });
 
   it('Dice and Sweeper receipts', () => {
-    expect(sameClass(...twoWarm((i) => dice(i % 2 ? wonA : wonB).receipt))).toBe(true);
-    expect(sameClass(...twoWarm(() => sweeper().receipt))).toBe(true);
-    expect(sameClass(...twoWarm(() => sweeper().receipt.verifierPayload.turns[0] as object))).toBe(true);
+    expect(sameClass(...twoWarm((i) => rebuildReceipt(i % 2 ? wonA : wonB).receipt))).toBe(true);
+    expect(sameClass(...twoWarm(() => rebuildReceipt(ticket).receipt))).toBe(true);
+    expect(sameClass(...twoWarm(() => (rebuildReceipt(ticket).receipt.verifierPayload as { turns: object[] }).turns[0] as object))).toBe(true);
   });
 
   it('signed acks', () => {

@@ -2,38 +2,10 @@
 // service, are rebuilt byte for byte from their verifiable inputs by the same functions.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildDiceSettlement } from '../../protocol/dice-receipt.ts';
-import { buildSweeperSettlement } from '../../protocol/sweeper-receipt.ts';
-import type { RevealedVia } from '../../protocol/receipt.ts';
+import { rebuildReceipt as rebuild } from '../helpers/rebuild-receipt.ts';
 
 type Json = any;
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/verify/v1.json', import.meta.url), 'utf8')) as { receipts: Json[] };
-
-function rebuild(receipt: Json) {
-  const vp = receipt.verifierPayload;
-  if (receipt.game === 'dice') {
-    const via = receipt.proof.revealedVia as RevealedVia | 'deadline';
-    return buildDiceSettlement({
-      betPayload: vp.betPayload,
-      betPayloadHash: vp.betPayloadHash,
-      commitSignature: vp.commitSignature,
-      ack: vp.ack,
-      reveal: via === 'deadline' ? null : { clientSeedRaw: vp.clientSeedRaw, revealSignature: vp.revealSignature, via },
-      rngReveal: vp.rngReveal,
-      settledAt: vp.betLogEntry.settledAt,
-      source: receipt.source,
-    });
-  }
-  return buildSweeperSettlement({
-    ticketId: vp.ticketId,
-    mode: vp.mode,
-    wager: BigInt(vp.wagerMicro),
-    player: vp.turns[0].betPayload.player,
-    source: receipt.source,
-    turns: vp.turns,
-    settledAt: vp.betLogEntry.settledAt,
-  });
-}
 
 describe('receipt formats', () => {
   it.each(fixture.receipts.map((r) => [r.id, r] as const))('%s is rebuilt byte for byte from its verifiable inputs', (_id, receipt) => {
