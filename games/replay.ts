@@ -53,7 +53,7 @@ export class TurnReplayer {
   /** Writes a rebuilt settlement through the settle script, with the archived journal entries it wrote first. */
   write(bet: Parameters<BetStore['settleTurn']>[0], write: TurnWrite, settledAt: string, entries: readonly JournalRecord[]): Promise<SettleResult> {
     // Live feeds saw this play when it first settled.
-    const quiet: TurnWrite = write.end ? { ...write, end: { ...write.end, playJson: '' } } : write;
+    const quiet: TurnWrite = write.end ? Object.assign({}, write, { end: Object.assign({}, write.end, { playJson: '' }) }) : write;
     const idle = bet.hash === '' ? { cutoffMs: Number.MAX_SAFE_INTEGER } : undefined;
     return this.deps.bets.settleTurn(bet, quiet, settledAt, idle, entries);
   }

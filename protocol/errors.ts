@@ -68,7 +68,7 @@ export class PfwsError extends BaseError<ErrorCode> {
   /** The REST envelope `{ error: { code, message, details? }, ...extras.fields }` (also what MCP tools return). */
   envelope(): Record<string, unknown> {
     const error = this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
-    return { ...this.extras.fields, error };
+    return Object.assign({}, this.extras.fields, { error });
   }
 }
 

@@ -108,7 +108,7 @@ export function buildManifestBody(events: readonly JournalEvent[], previousManif
 export function signManifest(body: ManifestBody, anchorSeed: Uint8Array): Manifest {
   const clean = manifestBodyOf(body);
   const manifestHash = manifestHashOf(clean);
-  return { ...clean, manifestHash, signature: signText(manifestMessage(manifestHash), anchorSeed) };
+  return Object.assign(clean, { manifestHash, signature: signText(manifestMessage(manifestHash), anchorSeed) });
 }
 
 export type ManifestCheck = { ok: true } | { ok: false; reason: string };

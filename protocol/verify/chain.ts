@@ -112,5 +112,5 @@ function parseMemos(tx: RpcTransaction): SoleSignerMemo[] {
 
 /** The commit memos of `tx` by `signer`, parsed. */
 export function commitMemosOf(tx: RpcTransaction | null | undefined, signer: string) {
-  return memosSignedBy(tx, signer).flatMap((m) => (m.memo.kind === 'commit' ? [{ ...m, memo: m.memo }] : []));
+  return memosSignedBy(tx, signer).flatMap((m) => (m.memo.kind === 'commit' ? [Object.assign({}, m, { memo: m.memo })] : []));
 }

@@ -174,7 +174,7 @@ export class LogAudit {
       this.#failedCount++;
       if (this.#failed.length < (this.#opts.maxReports ?? 200)) {
         const report = receiptReport(inspection, chain);
-        this.#failed.push({ ...report, ok: !report.checks.some((c) => c.status === 'fail') });
+        this.#failed.push(Object.assign(report, { ok: !report.checks.some((c) => c.status === 'fail') }));
       }
     }
   }

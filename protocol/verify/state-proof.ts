@@ -54,6 +54,6 @@ export function verifyStateProofResponse(response: unknown, wallet: string, comm
     response.totalLiabilities === memo.memo.totalLiabilities.toString(),
     `the response shows totalLiabilities ${JSON.stringify(response.totalLiabilities)}, the on-chain commit ${memo.memo.totalLiabilities}`,
   );
-  checks.add('sum-proof', verifyStateProof({ ...proof, root: fromHex(memo.memo.stateRoot), total: memo.memo.totalLiabilities }));
+  checks.add('sum-proof', verifyStateProof(Object.assign({}, proof, { root: fromHex(memo.memo.stateRoot), total: memo.memo.totalLiabilities })));
   return checks.report(subject);
 }
