@@ -125,6 +125,33 @@ describe('hostile input on every route', () => {
     for (const code of ['INVALID_REQUEST', 'INVALID_BET_AMOUNT', 'GAME_INPUT_REJECTED', 'INVALID_SESSION_SIGNATURE']) expect(codes).toContain(code);
   });
 
+  it('refuses a valid body that also carries a __proto__ or constructor.prototype key', async () => {
+    // Handlers copy request bodies with Object.assign, which would set such a key's prototype rather than copy it:
+    // the parser must refuse the body before any handler sees it.
+    const url = `${svc.api}/protocol/v1/dice/prepare`;
+    const prepare = (extra: string) => {
+      const body = JSON.stringify({
+        commitment: player.newSeed().commitment,
+        sessionPubkey: player.session.publicKey,
+        direction: 'under',
+        target: 50,
+        wager: 1,
+      });
+      return fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${player.token}`, 'content-type': 'application/json' },
+        body: `{${extra}${body.slice(1)}`,
+      });
+    };
+    expect((await prepare('')).status).toBe(200);
+    for (const extra of ['"__proto__":{"polluted":true},', '"constructor":{"prototype":{"polluted":true}},']) {
+      const res = await prepare(extra);
+      const code = ((await res.json()) as { error?: { code?: string } }).error?.code;
+      expect({ extra, status: res.status, code }).toEqual({ extra, status: 400, code: 'INVALID_REQUEST' });
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('left the books balanced: nothing was half-written', async () => {
     // A fuzzed body may have been a valid withdrawal: balanced once the keeper has paid it.
     await keeperAtRest(svc);
