@@ -11,6 +11,7 @@ import { Player, http } from '../helpers/player.ts';
 import { runCli } from '../../verifier/cli.ts';
 import { settleDueBets } from '../../games/deadlines.ts';
 import { sweeperMineColumn } from '../../protocol/sweeper.ts';
+import { settleDice } from '../../protocol/dice.ts';
 import { verifyInclusionHex } from '../../protocol/verify/proofs.ts';
 import { verifyStateProofResponse } from '../../protocol/verify/state-proof.ts';
 import { memosSignedBy, type RpcTransaction } from '../../protocol/verify/chain.ts';
@@ -82,6 +83,30 @@ async function playSweeper(player: Player): Promise<string> {
   return last.receiptId as string;
 }
 
+/**
+ * A Dice bet played to its end; with `end`, seeds are drawn until the outcome the next RNG value gives is that one
+ * (the index is assigned at commit, and nothing else commits meanwhile).
+ */
+async function playDiceTo(player: Player, end: 'won' | 'lost' | null, opts: { wager: number; target: number; direction: 'under' | 'over' }): Promise<string> {
+  if (end === null) return (await player.playDice(opts)).reveal.receiptId as string;
+  const [chainId, next] = await svc.wiring.redis.hmget(svc.wiring.keys.rng(), 'chainId', 'next');
+  const s = svc.wiring.rngChains.get(Number(chainId)).valueHex(Number(next));
+  for (let attempt = 0; attempt < 32; attempt++) {
+    const p = await player.prepareDice(opts);
+    expect(p.res.status, JSON.stringify(p.res.body)).toBe(200);
+    const { betPayload, betPayloadHash } = p.res.body;
+    const { direction, targetBps } = betPayload.params;
+    const { won } = settleDice({ rngValueHex: s, clientSeedRaw: p.clientSeedRaw, betPayloadHash, direction, targetBps, wagerMicro: BigInt(betPayload.wager) });
+    if (won !== (end === 'won')) continue;
+    const c = await player.commitDice(p.res.body);
+    expect(c.status, JSON.stringify(c.body)).toBe(200);
+    const r = await player.revealDice(betPayloadHash, p.clientSeedRaw, c.body.ack.revealMessage);
+    expect(r.body.betLogEntry?.status, JSON.stringify(r.body)).toBe(end);
+    return r.body.receiptId as string;
+  }
+  throw new Error(`no seed in 32 gave a Dice bet that ${end}`);
+}
+
 beforeAll(async () => {
   // Small batches, so there are several commits and consistency proofs between them.
   svc = await startTestService({ ANCHOR_MAX_DELAY_MS: '100', ANCHOR_MAX_ENTRIES: '3', MANIFEST_MAX_DELAY_MS: '100', MANIFEST_MAX_EVENTS: '5' });
@@ -90,7 +115,9 @@ beforeAll(async () => {
   const a = await new Player(svc.api, svc.rpcUrl).onboard(100);
   const b = await new Player(svc.api, svc.rpcUrl).onboard(60);
   players.push(a, b);
-  for (let i = 0; i < 4; i++) receiptIds.push((await a.playDice({ wager: 1 + i, target: 30 + i * 10, direction: i % 2 ? 'over' : 'under' })).reveal.receiptId);
+  // The first two end as a loss and a win whatever the draw: the statuses below must all be there.
+  const ends = ['lost', 'won', null, null] as const;
+  for (let i = 0; i < 4; i++) receiptIds.push(await playDiceTo(a, ends[i]!, { wager: 1 + i, target: 30 + i * 10, direction: i % 2 ? 'over' : 'under' }));
   receiptIds.push(await playSweeper(b));
   // A bet settled from the recovery store (no reveal signature) and one forfeited at the deadline.
   const recovered = await b.prepareDice({ wager: 1, target: 60 });
