@@ -1,8 +1,9 @@
 /**
  * The worker's analytics duties (design §8): one worker process at a time — the holder of a Redis lease — migrates
- * a ClickHouse server (chDB comes from its holder already migrated, see wiring.ts), ships the journal into it, archives receipts and manifests, and beats the `shipper` heartbeat with the
- * highest seq ClickHouse holds. Nothing here blocks or fails the start: while ClickHouse is down, each pass tries
- * again and play goes on, its events waiting in the stream.
+ * a ClickHouse server (chDB comes from its holder already migrated, see wiring.ts), ships the journal into it,
+ * archives receipts and manifests, and beats the `shipper` heartbeat with the highest seq ClickHouse holds. Nothing
+ * here blocks or fails the start: while ClickHouse is down, each pass tries again and play goes on, its events waiting
+ * in the stream.
  * @module
  */
 import { randomUUID } from 'node:crypto';

@@ -56,6 +56,12 @@ async function waitAnchored(): Promise<void> {
   throw new Error('the bet log was not anchored in time');
 }
 
+/** s at the RNG index the next commit is given: with it a test knows a turn's outcome before it commits. */
+async function nextRngValue(): Promise<string> {
+  const [chainId, next] = await svc.wiring.redis.hmget(svc.wiring.keys.rng(), 'chainId', 'next');
+  return svc.wiring.rngChains.get(Number(chainId)).valueHex(Number(next));
+}
+
 /** A Sweeper ticket with two safe rows and a cashout, outcomes forced by knowing the next RNG value. */
 async function playSweeper(player: Player): Promise<string> {
   const open = await player.openTicket('easy', 1);
@@ -69,8 +75,7 @@ async function playSweeper(player: Player): Promise<string> {
     return r.body;
   };
   for (let row = 0; row < 2; row++) {
-    const [chainId, next] = await svc.wiring.redis.hmget(svc.wiring.keys.rng(), 'chainId', 'next');
-    const s = svc.wiring.rngChains.get(Number(chainId)).valueHex(Number(next));
+    const s = await nextRngValue();
     let prepared: Awaited<ReturnType<Player['prepareChoice']>> | null = null;
     for (let attempt = 0; attempt < 64 && !prepared; attempt++) {
       const p = await player.prepareChoice(ticketId, row, attempt % 4);
@@ -89,8 +94,7 @@ async function playSweeper(player: Player): Promise<string> {
  */
 async function playDiceTo(player: Player, end: 'won' | 'lost' | null, opts: { wager: number; target: number; direction: 'under' | 'over' }): Promise<string> {
   if (end === null) return (await player.playDice(opts)).reveal.receiptId as string;
-  const [chainId, next] = await svc.wiring.redis.hmget(svc.wiring.keys.rng(), 'chainId', 'next');
-  const s = svc.wiring.rngChains.get(Number(chainId)).valueHex(Number(next));
+  const s = await nextRngValue();
   for (let attempt = 0; attempt < 32; attempt++) {
     const p = await player.prepareDice(opts);
     expect(p.res.status, JSON.stringify(p.res.body)).toBe(200);
