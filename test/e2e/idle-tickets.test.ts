@@ -1,6 +1,7 @@
 // Idle Sweeper tickets (design §10), as a user on localnet with the service's clock moved forward: a ticket with no
 // turn in flight for TICKET_IDLE_MS is closed by the deadline worker, expired with its stake back at 0 rows, cashed
 // out at 2 rows; the receipt says `closedBy: 'idle'` and verifies with pfws-verify; a turn in flight is never closed.
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
@@ -55,7 +56,7 @@ async function verifyCli(receiptId: string): Promise<{ code: number; out: string
   const code = await runCli(['receipt', receiptId, '--api', svc.api, '--verbose'], {
     out: (t) => (out += `${t}\n`),
     err: (t) => (out += `${t}\n`),
-    env: {},
+    env: { PFWS_VERIFY_HOME: path.join(svc.dataDir, 'pfws-verify') },
     tty: false,
   });
   return { code, out };
@@ -170,7 +171,12 @@ describe('an idle Sweeper ticket', () => {
       { timeout: 20_000, interval: 100 },
     );
     let out = '';
-    const code = await runCli(['all', '--api', svc.api, '--json'], { out: (t) => (out += `${t}\n`), err: () => {}, env: {}, tty: false });
+    const code = await runCli(['all', '--api', svc.api, '--json'], {
+      out: (t) => (out += `${t}\n`),
+      err: () => {},
+      env: { PFWS_VERIFY_HOME: path.join(svc.dataDir, 'pfws-verify') },
+      tty: false,
+    });
     const result = JSON.parse(out);
     expect(result.results.filter((r: { ok: boolean }) => !r.ok)).toEqual([]);
     expect(code).toBe(0);

@@ -2,6 +2,7 @@
 // design §3's formula; play moves NAV; a redemption is paid at the same price; a first depositor cannot inflate the
 // price; redemptions wait, in order, while free liquidity is short. The books balance after every test, and the
 // verifier (`pfws-verify all`) passes with withdrawals and LP flows in the history.
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSolanaRpc } from '@solana/kit';
 import { getTransferCheckedInstruction } from '@solana-program/token';
@@ -253,7 +254,12 @@ describe('the verifier', () => {
       expect([Number(state[0]), Number(state[1])]).toEqual([size, size]);
     });
     let out = '';
-    const code = await runCli(['all', '--api', svc.api, '--json'], { out: (t) => (out += `${t}\n`), err: () => {}, env: {}, tty: false });
+    const code = await runCli(['all', '--api', svc.api, '--json'], {
+      out: (t) => (out += `${t}\n`),
+      err: () => {},
+      env: { PFWS_VERIFY_HOME: path.join(svc.dataDir, 'pfws-verify') },
+      tty: false,
+    });
     const result = JSON.parse(out);
     expect(result.results.filter((r: { ok: boolean }) => !r.ok)).toEqual([]);
     expect(code).toBe(0);

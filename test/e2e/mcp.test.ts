@@ -3,6 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Player, http } from '../helpers/player.ts';
@@ -320,7 +321,12 @@ describe('an agent session', () => {
     await waitAnchored();
     for (const id of [diceReceipt, sweeperReceipt]) {
       let out = '';
-      const code = await runCli(['receipt', id, '--api', svc.api, '--json'], { out: (t) => (out += t), err: () => {}, env: {}, tty: false });
+      const code = await runCli(['receipt', id, '--api', svc.api, '--json'], {
+        out: (t) => (out += t),
+        err: () => {},
+        env: { PFWS_VERIFY_HOME: path.join(svc.dataDir, 'pfws-verify') },
+        tty: false,
+      });
       expect(code, out).toBe(0);
     }
     const anchored = (await call(agent, 'get_receipt', { id: diceReceipt })).structuredContent.receipt;
