@@ -42,6 +42,8 @@ export const nodeBackend: CryptoBackend = {
   sha256: (data) => hash('sha256', data, 'buffer') as unknown as Uint8Array,
   // A string's UTF-8 hashed as it is: no encoded copy of each JCS text and bet-log entry.
   sha256Utf8: (text) => hash('sha256', text, 'buffer') as unknown as Uint8Array,
+  // A hex digest is a string straight from OpenSSL: no Buffer (and its backing store) per hash.
+  sha256Hex: (data) => hash('sha256', data, 'hex'),
   hmacSha256: (key, data) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
   ed25519Verify(signature, message, publicKey) {
     if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;

@@ -1,7 +1,7 @@
 // RFC 8785 canonical JSON and the hashes defined over it.
 import canonicalizeImport from 'canonicalize';
-import { sha256Utf8 } from './crypto.ts';
-import { toHex32, type Hex32 } from './hex32.ts';
+import { sha256Utf8Hex } from './crypto.ts';
+import type { Hex32 } from './hex32.ts';
 
 const canonicalizeFn = canonicalizeImport as unknown as (value: unknown) => string | undefined;
 
@@ -84,4 +84,4 @@ export function canonicalize(value: unknown): string {
 }
 
 /** sha256 of the JCS bytes, lowercase hex. */
-export const jcsSha256Hex = (value: unknown): Hex32 => toHex32(sha256Utf8(canonicalize(value)));
+export const jcsSha256Hex = (value: unknown): Hex32 => sha256Utf8Hex(canonicalize(value)) as Hex32;

@@ -11,7 +11,7 @@
  * direction flags.
  * @module
  */
-import { sha256, sha256Utf8 } from './crypto.ts';
+import { sha256, sha256Hex, sha256Utf8, sha256Utf8Hex } from './crypto.ts';
 import { bytesEqual, fromHex, toHex } from './encoding.ts';
 
 /** Byte length of every hash in a tree or proof. */
@@ -60,6 +60,19 @@ export function leafHash(data: Uint8Array): Uint8Array {
  */
 export const leafHashOfText = (text: string): Uint8Array => sha256Utf8(`\u0000${text}`);
 
+/** {@link leafHashOfText}, lowercase hex. */
+export const leafHashHexOfText = (text: string): string => sha256Utf8Hex(`\u0000${text}`);
+
+/** {@link leafHash}, lowercase hex. */
+export function leafHashHex(data: Uint8Array): string {
+  if (leafInput.length < 1 + data.length) {
+    leafInput = new Uint8Array(1 + data.length);
+    leafInput[0] = LEAF_PREFIX;
+  }
+  leafInput.set(data, 1);
+  return sha256Hex(leafInput.subarray(0, 1 + data.length));
+}
+
 /**
  * RFC 6962 interior node hash, `sha256(0x01 ‖ left ‖ right)`.
  * @throws {TypeError} when either child is not 32 bytes
@@ -71,6 +84,17 @@ export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
   nodeInput.set(left, 1);
   nodeInput.set(right, 1 + HASH_LENGTH);
   return sha256(nodeInput);
+}
+
+/**
+ * {@link nodeHash}, lowercase hex.
+ * @throws {TypeError} when either child is not 32 bytes
+ */
+export function nodeHashHex(left: Uint8Array, right: Uint8Array): string {
+  if (!isHash(left) || !isHash(right)) throw new TypeError('child hashes must be 32 bytes');
+  nodeInput.set(left, 1);
+  nodeInput.set(right, 1 + HASH_LENGTH);
+  return sha256Hex(nodeInput);
 }
 
 const nodeInput = new Uint8Array(1 + 2 * HASH_LENGTH);

@@ -1,8 +1,8 @@
 // What every receipt shares: ids, statuses, the anchor object and the bet-log leaf of its entry.
 // The per-game receipts are built in dice-receipt.ts and sweeper-receipt.ts, by the service and the verifier alike.
 import { canonicalize } from './jcs.ts';
-import { leafHashOfText } from './merkle.ts';
-import { toHex32, type Hex32 } from './hex32.ts';
+import { leafHashHexOfText } from './merkle.ts';
+import type { Hex32 } from './hex32.ts';
 import { microToNumber } from './money.ts';
 
 export const RECEIPT_VERSION = 1;
@@ -86,7 +86,7 @@ export function anchorLeafHexOf(body: string): unknown {
 export const betLogEntryJson = (entry: unknown): string => canonicalize(entry);
 
 /** The bet-log leaf of an entry's JCS text, `sha256(0x00 ‖ text)`, hex. */
-export const betLogLeafHexOfJson = (entryJson: string): Hex32 => toHex32(leafHashOfText(entryJson));
+export const betLogLeafHexOfJson = (entryJson: string): Hex32 => leafHashHexOfText(entryJson) as Hex32;
 
 /**
  * The bet-log leaf of an entry, `sha256(0x00 ‖ JCS(entry))`, hex.

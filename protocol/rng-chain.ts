@@ -1,5 +1,5 @@
 // Operator RNG hash chain: s_{i-1} = sha256(s_i); the head s_0 is committed on-chain, s_i is bet i's randomness.
-import { sha256 } from './crypto.ts';
+import { sha256, sha256Hex } from './crypto.ts';
 import { bytesEqual, fromHex, isHex } from './encoding.ts';
 import { toHex32, type Hex32 } from './hex32.ts';
 
@@ -134,7 +134,9 @@ export class RngChain {
 export function verifyRngLink(valueI: string, i: number, valueJ: string, j: number, maxSteps = 50_000_000): boolean {
   if (!isHex(valueI, RNG_VALUE_BYTES) || !isHex(valueJ, RNG_VALUE_BYTES)) return false;
   if (!Number.isSafeInteger(i) || !Number.isSafeInteger(j) || j < 0 || j > i || i - j > maxSteps) return false;
+  if (i === j) return valueI === valueJ;
   let value = fromHex(valueI);
-  for (let k = i; k > j; k--) value = sha256(value);
-  return bytesEqual(value, fromHex(valueJ));
+  for (let k = i; k > j + 1; k--) value = sha256(value);
+  // Both are lowercase hex of 32 bytes: equal text is equal bytes.
+  return sha256Hex(value) === valueJ;
 }

@@ -57,6 +57,8 @@ const common = () => {
     sha256,
     // Node hashes a string's UTF-8 directly: no encoded copy of each JCS text and entry.
     sha256Utf8: (text: string) => hash('sha256', text, 'buffer') as unknown as Uint8Array,
+    // A hex digest is a string straight from OpenSSL: no Buffer (and its backing store) per hash.
+    sha256Hex: (data: Uint8Array | string) => hash('sha256', data, 'hex'),
     hmacSha256: (key: Uint8Array, data: Uint8Array) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
     ed25519Sign: before.ed25519Sign,
     ed25519PublicKey: before.ed25519PublicKey,
@@ -84,7 +86,8 @@ function sodiumBackend(sodium: Sodium): CryptoBackend {
     ...common(),
     ed25519Verify(signature, message, publicKey) {
       if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;
-      return sodium.crypto_sign_verify_detached(asBuffer(signature), asBuffer(message), asBuffer(publicKey));
+      // sodium-native 4+ takes any typed array: no Buffer view made per call.
+      return sodium.crypto_sign_verify_detached(signature, message, publicKey);
     },
   };
 }

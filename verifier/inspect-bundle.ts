@@ -3,8 +3,7 @@
 // The result is packed for the trip back: what repeats from receipt to receipt (a passing receipt's list
 // of checks, the commit its anchor names) is sent once per tile, so copying it costs little on either side.
 import { TILE_WIDTH, decodeEntryBundle } from '../protocol/tlog-tiles.ts';
-import { leafHash } from '../protocol/merkle.ts';
-import { toHex } from '../protocol/encoding.ts';
+import { leafHashHex } from '../protocol/merkle.ts';
 import { keyAt, type TrustRootKey } from '../protocol/trust-root.ts';
 import { NodeMemo } from '../protocol/verify/proofs.ts';
 import type { Check } from '../protocol/verify/report.ts';
@@ -192,23 +191,26 @@ const SEPARATOR = Buffer.from('},{');
  * The receipts of a bundle laid out as the service writes it (`{"receipts":[…]}`, compact), each as its own
  * JSON text, split where one receipt object ends and the next begins; null for any other layout. A split
  * inside a string or a nested value leaves a text that is not one JSON value, so its parse throws: when
- * every text parses, they are exactly the array's items. Each receipt is parsed and dropped in turn, rather
- * than a tile's megabyte decoded and held at once.
+ * every text parses, they are exactly the array's items. Each text is decoded only when it is parsed, and
+ * dropped after: a tile's megabyte of strings held at once would be copied by every young-generation
+ * collection while the tile is checked.
  */
-function receiptTexts(bytes: Uint8Array, width: number): string[] | null {
+function receiptTexts(bytes: Uint8Array, width: number): ((i: number) => string) | null {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = buf.length - SUFFIX.length;
   if (end < PREFIX.length || !buf.subarray(0, PREFIX.length).equals(PREFIX) || !buf.subarray(end).equals(SUFFIX)) return null;
-  const texts: string[] = [];
+  // Text i is bytes [bounds[i], bounds[i + 1] - 1): each stop is followed by one comma, or is the end.
+  const bounds = new Int32Array(width + 1);
   let at = PREFIX.length;
-  while (texts.length < width) {
+  for (let i = 0; i < width; i++) {
+    bounds[i] = at;
     const split = buf.indexOf(SEPARATOR, at);
     const stop = split < 0 || split >= end ? end : split + 1;
-    texts.push(buf.toString('utf8', at, stop));
-    if (stop === end) return texts.length === width ? texts : null;
+    if ((stop === end) !== (i === width - 1)) return null;
     at = stop + 1;
   }
-  return null;
+  bounds[width] = at;
+  return (i) => buf.toString('utf8', bounds[i] as number, (bounds[i + 1] as number) - 1);
 }
 
 export function inspectBundle(task: BundleTask): BundleResult {
@@ -219,7 +221,7 @@ export function inspectBundle(task: BundleTask): BundleResult {
     try {
       out.leaves = decodeEntryBundle(task.entries, task.width)
         .slice(skip)
-        .map((e) => toHex(leafHash(e)));
+        .map((e) => leafHashHex(e));
     } catch (err) {
       out.problem = { reason: `the entry bundle is malformed: ${(err as Error).message}`, withheld: true };
       return out;
@@ -247,12 +249,12 @@ export function inspectBundle(task: BundleTask): BundleResult {
     out.checkLists = checkLists.list;
     out.anchors = anchors.list;
   };
-  const texts = receiptTexts(task.receipts, task.width);
-  if (texts) {
+  const text = receiptTexts(task.receipts, task.width);
+  if (text) {
     try {
       // The receipts before `from` are not inspected, but must parse like the rest (the bundle is one document).
-      for (let i = 0; i < skip; i++) JSON.parse(texts[i] as string);
-      inspectAll((i) => JSON.parse(texts[i] as string));
+      for (let i = 0; i < skip; i++) JSON.parse(text(i));
+      inspectAll((i) => JSON.parse(text(i)));
       return out;
     } catch {
       // not the items of one JSON array after all: the whole document decides below

@@ -1,9 +1,9 @@
 // The verifier's entry points for bet-log proofs in their wire form (hex), as receipts and the API give them.
-import { fromHex, isHex, toHex } from '../encoding.ts';
+import { fromHex, isHex } from '../encoding.ts';
 
 // Roots of any length go through as bytes: the Merkle verifier owns the size rules (equal sizes need equal roots, nothing more).
 const isAnyHex = (v: unknown): v is string => typeof v === 'string' && v.length % 2 === 0 && /^[0-9a-f]*$/.test(v);
-import { MAX_PROOF_LENGTH, inclusionWalk, nodeHash, proofFromHex, verifyConsistency, verifyInclusion, type VerifyResult } from '../merkle.ts';
+import { MAX_PROOF_LENGTH, inclusionWalk, nodeHashHex, proofFromHex, verifyConsistency, verifyInclusion, type VerifyResult } from '../merkle.ts';
 
 type Size = number | bigint;
 
@@ -24,7 +24,7 @@ export class NodeMemo {
     let byRight = this.#nodes.get(left);
     let hash = byRight?.get(right);
     if (hash === undefined) {
-      hash = toHex(nodeHash(fromHex(left, 32), fromHex(right, 32)));
+      hash = nodeHashHex(fromHex(left, 32), fromHex(right, 32));
       if (this.#size >= this.limit) {
         this.#nodes.clear();
         this.#size = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cryptoBackend, setCryptoBackend, sha256, sha256Utf8 } from '../../protocol/crypto.ts';
+import { cryptoBackend, nobleBackend, setCryptoBackend, sha256, sha256Hex, sha256Utf8, sha256Utf8Hex } from '../../protocol/crypto.ts';
 import { nodeBackend } from '../../protocol/crypto-node.ts';
-import { leafHash, leafHashOfText } from '../../protocol/merkle.ts';
+import { leafHash, leafHashHex, leafHashHexOfText, leafHashOfText, nodeHash, nodeHashHex } from '../../protocol/merkle.ts';
 import { installCrypto } from '../../verifier/crypto.ts';
 
 const TEXTS = ['', 'a', '{"v":1,"x":"é€𝄞"}', 'lone \ud800 high', 'lone \udc00 low', '\u0000nul', 'x'.repeat(5000)];
@@ -20,6 +20,40 @@ describe.each([
         expect(Buffer.from(sha256Utf8(text)).toString('hex')).toBe(Buffer.from(sha256(bytes)).toString('hex'));
         expect(Buffer.from(leafHashOfText(text)).toString('hex')).toBe(Buffer.from(leafHash(bytes)).toString('hex'));
       }
+    } finally {
+      setCryptoBackend(before);
+    }
+  });
+});
+
+describe.each([
+  ['the CLI', () => installCrypto(), true],
+  ['the CLI without libsodium', () => installCrypto('node:crypto'), true],
+  ['the service', () => setCryptoBackend(nodeBackend), true],
+  ['the portable', () => setCryptoBackend(nobleBackend), false],
+])('hex digests in %s backend', (_name, install, native) => {
+  it('are the hex of the byte digests, for views into larger buffers and for any text', () => {
+    const before = cryptoBackend();
+    install();
+    try {
+      // Where the backend hands hex out itself, the protocol's hex helpers use it (no byte array per hash).
+      expect(typeof cryptoBackend().sha256Hex === 'function').toBe(native);
+      expect(sha256Utf8Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+      const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+      for (const text of TEXTS) {
+        const bytes = new TextEncoder().encode(text);
+        const padded = new Uint8Array(bytes.length + 7);
+        padded.set(bytes, 3);
+        const view = padded.subarray(3, 3 + bytes.length);
+        expect(sha256Utf8Hex(text)).toBe(hex(sha256(bytes)));
+        expect(sha256Hex(view)).toBe(hex(sha256(bytes)));
+        expect(leafHashHexOfText(text)).toBe(hex(leafHash(bytes)));
+        expect(leafHashHex(view)).toBe(hex(leafHash(bytes)));
+      }
+      const a = sha256(new Uint8Array([1]));
+      const b = sha256(new Uint8Array([2]));
+      expect(nodeHashHex(a, b)).toBe(hex(nodeHash(a, b)));
+      expect(() => nodeHashHex(a, b.subarray(1))).toThrow(TypeError);
     } finally {
       setCryptoBackend(before);
     }
