@@ -23,6 +23,32 @@ function quoted(text: string): string {
   return JSON.stringify(text);
 }
 
+/** An object's own keys in insertion order, with their JCS order and their JSON texts. */
+interface Shape {
+  keys: readonly string[];
+  sorted: readonly string[];
+  quotedKeys: readonly string[];
+}
+
+const MAX_SHAPES = 32;
+// Payloads, acks and entries come in a handful of key lists: each is sorted and quoted once, not per object.
+// Keys are compared as strings, so a list matches only when it is the very same keys in the same order.
+const shapes: Shape[] = [];
+
+function shapeOf(keys: string[]): Shape {
+  for (const shape of shapes) {
+    if (shape.keys.length !== keys.length) continue;
+    let same = true;
+    for (let i = 0; i < keys.length && same; i++) same = shape.keys[i] === keys[i];
+    if (same) return shape;
+  }
+  const sorted = [...keys].sort();
+  const shape = { keys, sorted, quotedKeys: sorted.map(quoted) };
+  if (shapes.length >= MAX_SHAPES) shapes.pop();
+  shapes.unshift(shape);
+  return shape;
+}
+
 /**
  * The values our payloads, acks and receipts are made of (plain objects and arrays of strings without surrogates,
  * finite numbers, booleans and null) serialized as the library does (the same key sort, the same number and string
@@ -52,12 +78,13 @@ function plain(value: unknown, depth: number): string {
       const proto = Object.getPrototypeOf(value) as unknown;
       if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_PLAIN;
       const record = value as Record<string, unknown>;
+      const { sorted, quotedKeys } = shapeOf(Object.keys(record));
       let out = '{';
       let first = true;
-      for (const key of Object.keys(record).sort()) {
-        const item = record[key];
+      for (let i = 0; i < sorted.length; i++) {
+        const item = record[sorted[i] as string];
         if (item === undefined || typeof item === 'symbol') continue;
-        out += `${first ? '' : ','}${quoted(key)}:${plain(item, depth + 1)}`;
+        out += `${first ? '' : ','}${quotedKeys[i]}:${plain(item, depth + 1)}`;
         first = false;
       }
       return `${out}}`;
