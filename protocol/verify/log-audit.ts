@@ -14,7 +14,6 @@ import type { CheckName } from './check-names.ts';
 import { Checks, Tally, type Check, type Report } from './report.ts';
 import { chainChecks, receiptReport, type ReceiptContext, type ReceiptInspection } from './receipt.ts';
 import { checkSessionKey, type SessionKeyLookup } from './session-key.ts';
-import type { SessionKeyUse } from './turn.ts';
 import { IndexSet } from './index-set.ts';
 
 /** A root the log must have at a size: an on-chain commit, or a signed checkpoint. */
@@ -61,6 +60,19 @@ const baseName = (name: CheckName): CheckName => {
   return base;
 };
 
+/**
+ * The bets one session key committed, checked against its on-chain history once it is looked up, after the run.
+ * Columns rather than an object per bet: a run holds one row per entry until the end, and its audit of millions
+ * of entries should not hold millions of objects.
+ */
+interface KeyUses {
+  /** One bet's payload hash: the service's pointer to the key's setup is looked up by it. */
+  betPayloadHash: string;
+  checks: CheckName[];
+  receiptIds: string[];
+  committedAt: string[];
+}
+
 export class LogAudit {
   readonly range: CompactRange;
   readonly used: Map<string, IndexSet>;
@@ -76,7 +88,7 @@ export class LogAudit {
   readonly #cleanLists = new Map<readonly Check[], number>();
   readonly #failed: Report[] = [];
   #failedCount = 0;
-  readonly #keys = new Map<string, { index: number; receiptId: string; use: SessionKeyUse }[]>();
+  readonly #keys = new Map<string, KeyUses>();
   /** Roots reproduced, by size (for the caller's saved state). */
   readonly reproduced = new Map<number, string>();
 
@@ -137,9 +149,14 @@ export class LogAudit {
       if (!fresh) chain.push({ name: 'rng-index-unique', status: 'fail', reason: `rng index ${use.index} was used by an earlier entry` });
     }
     for (const use of inspection.sessionKeys) {
-      const list = this.#keys.get(use.sessionPubkey) ?? [];
-      list.push({ index: entry.index, receiptId: id, use });
-      this.#keys.set(use.sessionPubkey, list);
+      let uses = this.#keys.get(use.sessionPubkey);
+      if (!uses) {
+        uses = { betPayloadHash: use.betPayloadHash, checks: [], receiptIds: [], committedAt: [] };
+        this.#keys.set(use.sessionPubkey, uses);
+      }
+      uses.checks.push(use.check);
+      uses.receiptIds.push(id);
+      uses.committedAt.push(use.committedAt);
     }
     this.#tallyReceipt(id, inspection, chain);
   }
@@ -152,7 +169,7 @@ export class LogAudit {
 
   /** Each session key the audited entries used, with one bet that names it (for the service's pointer). */
   sessionKeys(): { sessionPubkey: string; betPayloadHash: string }[] {
-    return [...this.#keys].map(([sessionPubkey, uses]) => ({ sessionPubkey, betPayloadHash: (uses[0] as { use: SessionKeyUse }).use.betPayloadHash }));
+    return [...this.#keys].map(([sessionPubkey, uses]) => ({ sessionPubkey, betPayloadHash: uses.betPayloadHash }));
   }
 
   /**
@@ -215,9 +232,11 @@ export class LogAudit {
    */
   finish(lookup: (sessionPubkey: string) => SessionKeyLookup | undefined, subject?: string): Report[] {
     const keys = new Tally('session-key');
-    for (const [key, uses] of this.#keys) {
-      const found = lookup(key);
-      for (const { receiptId, use } of uses) {
+    for (const [sessionPubkey, uses] of this.#keys) {
+      const found = lookup(sessionPubkey);
+      for (let i = 0; i < uses.receiptIds.length; i++) {
+        const receiptId = uses.receiptIds[i] as string;
+        const use = { check: uses.checks[i] as CheckName, sessionPubkey, committedAt: uses.committedAt[i] as string };
         const checks = new Checks();
         checkSessionKey(use, found, checks);
         const c = checks.list[0] as Check;

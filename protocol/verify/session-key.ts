@@ -94,7 +94,7 @@ export function authorizationProblem(history: SessionKeyHistory, committedAt: st
 }
 
 /** Records the `session-key` check of one bet. */
-export function checkSessionKey(use: SessionKeyUse, lookup: SessionKeyLookup | undefined, checks: Checks): void {
+export function checkSessionKey(use: Omit<SessionKeyUse, 'betPayloadHash'>, lookup: SessionKeyLookup | undefined, checks: Checks): void {
   if (lookup === undefined) return checks.skip(use.check, "the key's on-chain authorization was not looked up");
   if (lookup.status === 'missing') return checks.fail(use.check, lookup.reason);
   if (lookup.status === 'unavailable') return checks.error(use.check, lookup.reason);

@@ -202,11 +202,7 @@ describe("the session key's on-chain authorization", () => {
   });
   const check = (events: SessionKeyHistory['events'], committedAt: string) => {
     const checks = new Checks();
-    checkSessionKey(
-      { check: 'session-key', sessionPubkey: key, betPayloadHash: 'ab'.repeat(32), committedAt },
-      { status: 'found', history: { wallet, sessionPubkey: key, events } },
-      checks,
-    );
+    checkSessionKey({ check: 'session-key', sessionPubkey: key, committedAt }, { status: 'found', history: { wallet, sessionPubkey: key, events } }, checks);
     return checks.list[0]!;
   };
 

@@ -153,7 +153,7 @@ describe('session-keys.json', () => {
   const run = (v: Json) => {
     const checks = new Checks();
     checkSessionKey(
-      { check: 'session-key', sessionPubkey: context.sessionPubkey, betPayloadHash: 'ab'.repeat(32), committedAt: v.committedAt },
+      { check: 'session-key', sessionPubkey: context.sessionPubkey, committedAt: v.committedAt },
       { status: 'found', history: v.history },
       checks,
     );
