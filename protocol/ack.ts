@@ -1,7 +1,6 @@
 // The operator acknowledgement of a commit: it binds the RNG index and the reveal deadline.
 import { jcsSha256Hex } from './jcs.ts';
-import { ackMessage, revealMessageOf, signText, verifyBase64Signature } from './signatures.ts';
-import { utf8 } from './encoding.ts';
+import { ackMessage, revealMessageOf, signText, verifyTextSignature } from './signatures.ts';
 import type { Hex32 } from './hex32.ts';
 
 export interface AckBody {
@@ -43,7 +42,7 @@ export function verifyAck(ack: Ack, ackPublicKey: string): AckCheck {
   if (ack.revealMessage !== revealMessageOf(ack.betPayloadHash, ackHash)) {
     return { ok: false, reason: 'revealMessage does not match the ack' };
   }
-  if (!verifyBase64Signature(ack.operatorSignature, utf8(ackMessage(ackHash)), ackPublicKey)) {
+  if (!verifyTextSignature(ack.operatorSignature, ackMessage(ackHash), ackPublicKey)) {
     return { ok: false, reason: 'operator signature on the ack does not verify' };
   }
   return { ok: true };

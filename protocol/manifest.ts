@@ -13,7 +13,7 @@ import { canonicalize, jcsSha256Hex } from './jcs.ts';
 import { leafHash, rootFromLeafHashes } from './merkle.ts';
 import { isHex, utf8 } from './encoding.ts';
 import { toHex32, type Hex32 } from './hex32.ts';
-import { manifestMessage, signText, verifyBase64Signature } from './signatures.ts';
+import { manifestMessage, signText, verifyTextSignature } from './signatures.ts';
 
 /** Format version carried in every manifest. */
 export const MANIFEST_VERSION = 1;
@@ -130,7 +130,7 @@ export function verifyManifest(manifest: unknown, operatorPublicKey: string): Ma
     return { ok: false, reason: 'manifest has no canonical JSON form' };
   }
   if (hash !== m.manifestHash) return { ok: false, reason: 'manifestHash is not sha256 of the JCS of the manifest body' };
-  if (!verifyBase64Signature(m.signature, utf8(manifestMessage(hash)), operatorPublicKey)) {
+  if (!verifyTextSignature(m.signature, manifestMessage(hash), operatorPublicKey)) {
     return { ok: false, reason: 'signature does not verify under the anchor key' };
   }
   return { ok: true };

@@ -8,8 +8,8 @@
 import { verifyAck, type Ack } from '../ack.ts';
 import { betPayloadHashOf, PROTOCOL_ID, type BetPayload } from '../bet-payload.ts';
 import { verifyCommitment } from '../commitment.ts';
-import { isHex, utf8 } from '../encoding.ts';
-import { verifyBase64Signature, verifySessionSignature } from '../signatures.ts';
+import { isHex } from '../encoding.ts';
+import { verifySessionSignature, verifyTextSignature } from '../signatures.ts';
 import type { CheckName, TurnCheckName, TurnPrefix } from './check-names.ts';
 import type { Checks } from './report.ts';
 import { isBoundedInt, isField, MAX_RNG_INDEX } from './bounds.ts';
@@ -136,7 +136,7 @@ export function checkTurn(turn: TurnProof, ctx: TurnContext, checks: Checks, pre
   if (revealSignature !== null) {
     checks.add(
       name('reveal-signature'),
-      verifyBase64Signature(revealSignature, utf8(ack.revealMessage), sessionPubkey),
+      verifyTextSignature(revealSignature, ack.revealMessage, sessionPubkey),
       "the reveal signature is not the session key's signature over ack.revealMessage",
     );
   } else {

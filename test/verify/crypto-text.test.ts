@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { cryptoBackend, nobleBackend, setCryptoBackend, sha256, sha256Hex, sha256Utf8, sha256Utf8Hex } from '../../protocol/crypto.ts';
+import { cryptoBackend, ed25519PublicKey, nobleBackend, setCryptoBackend, sha256, sha256Hex, sha256Utf8, sha256Utf8Hex } from '../../protocol/crypto.ts';
 import { nodeBackend } from '../../protocol/crypto-node.ts';
 import { leafHash, leafHashHex, leafHashHexOfText, leafHashOfText, nodeHash, nodeHashHex } from '../../protocol/merkle.ts';
 import { installCrypto } from '../../verifier/crypto.ts';
+import { signText, verifyBase64Signature, verifyTextSignature } from '../../protocol/signatures.ts';
+import { toBase58 } from '../../protocol/encoding.ts';
 
 const TEXTS = ['', 'a', '{"v":1,"x":"é€𝄞"}', 'lone \ud800 high', 'lone \udc00 low', '\u0000nul', 'x'.repeat(5000)];
 
@@ -56,6 +58,21 @@ describe.each([
       expect(() => nodeHashHex(a, b.subarray(1))).toThrow(TypeError);
     } finally {
       setCryptoBackend(before);
+    }
+  });
+});
+
+describe('signed texts', () => {
+  it('sign and verify the UTF-8 bytes of the text, whatever text came before (short after long, multi-byte, lone surrogates)', () => {
+    const seed = new Uint8Array(32).fill(9);
+    const key = toBase58(ed25519PublicKey(seed));
+    const texts = ['x'.repeat(2000), 'pfws:v1:ack:00', 'é€𝄞', 'lone \ud800', '', 'y'.repeat(600), 'a'];
+    for (const text of texts) {
+      const signature = signText(text, seed);
+      // The same bytes through the general path: the text's UTF-8 and nothing more.
+      expect(verifyBase64Signature(signature, new TextEncoder().encode(text), key)).toBe(true);
+      expect(verifyTextSignature(signature, text, key)).toBe(true);
+      expect(verifyTextSignature(signature, `${text} `, key)).toBe(false);
     }
   });
 });
