@@ -24,6 +24,12 @@ function isStrictKey(publicKey: Uint8Array): boolean {
   return strict;
 }
 
+// libsodium gets each array's `.buffer`. V8 keeps a typed array of 64 bytes or fewer (a decoded signature, a
+// 32-byte hash) inside its heap, and its first `.buffer` moves it out to a new backing store: a malloc, a copy and
+// a sweep later, on every check. Such arrays are copied into these instead; verification is synchronous.
+const signatureBytes = Buffer.allocUnsafeSlow(64);
+const shortMessageBytes = Buffer.allocUnsafeSlow(64);
+
 function secretKeyOf(seed: Uint8Array): Buffer {
   const id = asBuffer(seed).toString('base64');
   let secretKey = secretKeys.get(id);
@@ -48,7 +54,13 @@ export const nodeBackend: CryptoBackend = {
   ed25519Verify(signature, message, publicKey) {
     if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;
     // libsodium rejects S >= L, a small-order R and non-canonical encodings: the strict RFC 8032 check.
-    return sodium.crypto_sign_verify_detached(asBuffer(signature), asBuffer(message), asBuffer(publicKey));
+    signatureBytes.set(signature);
+    let m = asBuffer(message);
+    if (message.length <= shortMessageBytes.length) {
+      shortMessageBytes.set(message);
+      m = shortMessageBytes.subarray(0, message.length);
+    }
+    return sodium.crypto_sign_verify_detached(signatureBytes, m, asBuffer(publicKey));
   },
   ed25519Sign(message, seed) {
     const signature = Buffer.alloc(sodium.crypto_sign_BYTES);
