@@ -278,21 +278,22 @@ export function inclusionWalk<T>(
   size: bigint,
   leaf: T,
   proof: readonly T[],
-  node: (left: T, right: T) => T,
+  node: (left: T, right: T, level: number) => T,
 ): { ok: true; root: T } | { ok: false; reason: string } {
   let fn = index;
   let sn = size - 1n;
   let r = leaf;
-  for (const p of proof) {
+  for (let level = 0; level < proof.length; level++) {
+    const p = proof[level] as T;
     if (sn === 0n) return { ok: false, reason: 'proof is too long for (index, size)' };
     if ((fn & 1n) === 1n || fn === sn) {
-      r = node(p, r);
+      r = node(p, r, level);
       while ((fn & 1n) === 0n && fn !== 0n) {
         fn >>= 1n;
         sn >>= 1n;
       }
     } else {
-      r = node(r, p);
+      r = node(r, p, level);
     }
     fn >>= 1n;
     sn >>= 1n;

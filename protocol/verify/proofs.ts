@@ -17,10 +17,27 @@ export class NodeMemo {
   // By left child, then right child: a proof's strings are hashed for lookup once, never concatenated.
   readonly #nodes = new Map<string, Map<string, string>>();
   #size = 0;
+  // The node each proof step last gave, by step: receipts come in log order, and from the step where two
+  // neighbours' paths meet they hash the same children, which an equality test finds without hashing the
+  // proof's fresh strings for a map lookup.
+  readonly #lastLeft: string[] = [];
+  readonly #lastRight: string[] = [];
+  readonly #lastNode: string[] = [];
   constructor(readonly limit = 1 << 16) {}
 
   /** @throws {TypeError} when a child is not 32 bytes of lowercase hex */
-  readonly node = (left: string, right: string): string => {
+  readonly node = (left: string, right: string, step = -1): string => {
+    if (step >= 0 && this.#lastLeft[step] === left && this.#lastRight[step] === right) return this.#lastNode[step] as string;
+    const hash = this.#memoized(left, right);
+    if (step >= 0 && step < MAX_PROOF_LENGTH) {
+      this.#lastLeft[step] = left;
+      this.#lastRight[step] = right;
+      this.#lastNode[step] = hash;
+    }
+    return hash;
+  };
+
+  #memoized(left: string, right: string): string {
     let byRight = this.#nodes.get(left);
     let hash = byRight?.get(right);
     if (hash === undefined) {
@@ -38,7 +55,7 @@ export class NodeMemo {
       this.#size++;
     }
     return hash;
-  };
+  }
 }
 
 const isU64 = (v: Size): boolean => (typeof v === 'bigint' ? v >= 0n && v < 1n << 64n : Number.isSafeInteger(v) && v >= 0);

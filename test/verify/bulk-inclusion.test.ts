@@ -57,6 +57,23 @@ describe('inclusion proofs through a node memo', () => {
     );
   });
 
+  it('in log order, as an audit walks them: a proof that differs from its neighbour at any one step fails there', () => {
+    // Neighbours hash the same children from the step where their paths meet; each node a step gave is kept for
+    // the next proof's same step, so every step of a tampered proof must still be told apart from its neighbour's.
+    const t = tree(300);
+    const memo = new NodeMemo();
+    for (let i = 0; i < 300; i++) {
+      const leaf = toHex(t.leaves[i]!);
+      const proof = t.proof(i);
+      expect(verifyInclusionHex(leaf, i, 300, proof, t.root, memo)).toEqual({ ok: true });
+      for (let step = 0; step < proof.length; step++) {
+        const tampered = proof.map((p, k) => (k === step ? flip(p, (i + step) % 64) : p));
+        expect(verifyInclusionHex(leaf, i, 300, tampered, t.root, memo).ok).toBe(false);
+      }
+      expect(verifyInclusionHex(leaf, i, 300, proof, t.root, memo)).toEqual({ ok: true });
+    }
+  });
+
   it('stays bounded: a full memo starts over rather than growing', () => {
     const t = tree(64);
     const memo = new NodeMemo(8);
