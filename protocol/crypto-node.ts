@@ -50,7 +50,9 @@ export const nodeBackend: CryptoBackend = {
   sha256Utf8: (text) => hash('sha256', text, 'buffer') as unknown as Uint8Array,
   // A hex digest is a string straight from OpenSSL: no Buffer (and its backing store) per hash.
   sha256Hex: (data) => hash('sha256', data, 'hex'),
-  hmacSha256: (key, data) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
+  // The digest as Node makes it, off V8's heap: a copy would be an on-heap array whose `.buffer` (the outcome
+  // stream reads words through a DataView) moves it out again.
+  hmacSha256: (key, data) => createHmac('sha256', key).update(data).digest(),
   ed25519Verify(signature, message, publicKey) {
     if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;
     // libsodium rejects S >= L, a small-order R and non-canonical encodings: the strict RFC 8032 check.

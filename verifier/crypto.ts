@@ -59,7 +59,9 @@ const common = () => {
     sha256Utf8: (text: string) => hash('sha256', text, 'buffer') as unknown as Uint8Array,
     // A hex digest is a string straight from OpenSSL: no Buffer (and its backing store) per hash.
     sha256Hex: (data: Uint8Array | string) => hash('sha256', data, 'hex'),
-    hmacSha256: (key: Uint8Array, data: Uint8Array) => new Uint8Array(createHmac('sha256', key).update(data).digest()),
+    // The digest as Node makes it, off V8's heap: a copy would be an on-heap array whose `.buffer` (the outcome
+    // stream reads words through a DataView) moves it out again.
+    hmacSha256: (key: Uint8Array, data: Uint8Array) => createHmac('sha256', key).update(data).digest(),
     ed25519Sign: before.ed25519Sign,
     ed25519PublicKey: before.ed25519PublicKey,
   };
