@@ -38,20 +38,25 @@ const OK: VerifyResult = Object.freeze({ ok: true });
 
 let leafInput = Uint8Array.of(LEAF_PREFIX);
 
-/**
- * RFC 6962 leaf hash, `sha256(0x00 ‖ data)`.
- * @example leafHash(utf8('entry')) // 32 bytes
- */
-export function leafHash(data: Uint8Array): Uint8Array {
-  // One reused input buffer, grown to the longest entry seen (an entry is under 64 KiB): sha256 is synchronous
-  // and returns a fresh array, and a bulk audit hashes two entries a receipt.
+// One reused input buffer, grown to the longest entry seen (an entry is under 64 KiB): hashing is synchronous and
+// gives a fresh digest, and a bulk audit hashes two entries a receipt.
+function leafInputOf(data: Uint8Array): Uint8Array {
   if (leafInput.length < 1 + data.length) {
     leafInput = new Uint8Array(1 + data.length);
     leafInput[0] = LEAF_PREFIX;
   }
   leafInput.set(data, 1);
-  return sha256(leafInput.subarray(0, 1 + data.length));
+  return leafInput.subarray(0, 1 + data.length);
 }
+
+/**
+ * RFC 6962 leaf hash, `sha256(0x00 ‖ data)`.
+ * @example leafHash(utf8('entry')) // 32 bytes
+ */
+export const leafHash = (data: Uint8Array): Uint8Array => sha256(leafInputOf(data));
+
+/** {@link leafHash}, lowercase hex. */
+export const leafHashHex = (data: Uint8Array): string => sha256Hex(leafInputOf(data));
 
 /**
  * RFC 9162 leaf hash of a text's UTF-8 bytes (a bet-log entry): the 0x00 prefix is the UTF-8 of U+0000, so the
@@ -62,16 +67,6 @@ export const leafHashOfText = (text: string): Uint8Array => sha256Utf8(`\u0000${
 
 /** {@link leafHashOfText}, lowercase hex. */
 export const leafHashHexOfText = (text: string): string => sha256Utf8Hex(`\u0000${text}`);
-
-/** {@link leafHash}, lowercase hex. */
-export function leafHashHex(data: Uint8Array): string {
-  if (leafInput.length < 1 + data.length) {
-    leafInput = new Uint8Array(1 + data.length);
-    leafInput[0] = LEAF_PREFIX;
-  }
-  leafInput.set(data, 1);
-  return sha256Hex(leafInput.subarray(0, 1 + data.length));
-}
 
 /**
  * RFC 6962 interior node hash, `sha256(0x01 ‖ left ‖ right)`.
