@@ -4,6 +4,7 @@
 import { createHmac, hash } from 'node:crypto';
 import sodium from 'sodium-native';
 import { isStrictEd25519PublicKey, type CryptoBackend } from './crypto.ts';
+import { offHeapMessage, offHeapSignature } from './sodium-args.ts';
 
 const KEY_CACHE_LIMIT = 10_000;
 
@@ -23,12 +24,6 @@ function isStrictKey(publicKey: Uint8Array): boolean {
   }
   return strict;
 }
-
-// libsodium gets each array's `.buffer`. V8 keeps a typed array of 64 bytes or fewer (a decoded signature, a
-// 32-byte hash) inside its heap, and its first `.buffer` moves it out to a new backing store: a malloc, a copy and
-// a sweep later, on every check. Such arrays are copied into these instead; verification is synchronous.
-const signatureBytes = Buffer.allocUnsafeSlow(64);
-const shortMessageBytes = Buffer.allocUnsafeSlow(64);
 
 function secretKeyOf(seed: Uint8Array): Buffer {
   const id = asBuffer(seed).toString('base64');
@@ -56,13 +51,7 @@ export const nodeBackend: CryptoBackend = {
   ed25519Verify(signature, message, publicKey) {
     if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;
     // libsodium rejects S >= L, a small-order R and non-canonical encodings: the strict RFC 8032 check.
-    signatureBytes.set(signature);
-    let m = asBuffer(message);
-    if (message.length <= shortMessageBytes.length) {
-      shortMessageBytes.set(message);
-      m = shortMessageBytes.subarray(0, message.length);
-    }
-    return sodium.crypto_sign_verify_detached(signatureBytes, m, asBuffer(publicKey));
+    return sodium.crypto_sign_verify_detached(offHeapSignature(signature), offHeapMessage(message), asBuffer(publicKey));
   },
   ed25519Sign(message, seed) {
     const signature = Buffer.alloc(sodium.crypto_sign_BYTES);

@@ -4,6 +4,7 @@
 import { createHash, createHmac, createPublicKey, hash, verify, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { cryptoBackend, isStrictEd25519PublicKey, setCryptoBackend, type CryptoBackend } from '../protocol/crypto.ts';
+import { offHeapMessage, offHeapSignature } from '../protocol/sodium-args.ts';
 
 interface Sodium {
   crypto_sign_verify_detached(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
@@ -82,26 +83,14 @@ const nodeCryptoBackend = (): CryptoBackend => ({
   },
 });
 
-// sodium-native hands libsodium each array's `.buffer`. V8 keeps a typed array of 64 bytes or fewer (a decoded
-// signature, a 32-byte hash) inside its heap, and its first `.buffer` moves it out to a new backing store: a
-// malloc, a copy and a sweep later, on every check. Such arrays are copied into these instead. Verification is
-// synchronous, so one pair serves every call. (A key is decoded once and cached, so it moves out only once.)
-const signatureBytes = Buffer.allocUnsafeSlow(64);
-const shortMessageBytes = Buffer.allocUnsafeSlow(64);
-
 function sodiumBackend(sodium: Sodium): CryptoBackend {
   return {
     name: 'sodium',
     ...common(),
     ed25519Verify(signature, message, publicKey) {
       if (signature.length !== 64 || publicKey.length !== 32 || !isStrictKey(publicKey)) return false;
-      signatureBytes.set(signature);
-      let m = message;
-      if (message.length <= shortMessageBytes.length) {
-        shortMessageBytes.set(message);
-        m = shortMessageBytes.subarray(0, message.length);
-      }
-      return sodium.crypto_sign_verify_detached(signatureBytes, m, publicKey);
+      // A key is decoded once and cached (protocol/signatures.ts), so it moves off V8's heap only once.
+      return sodium.crypto_sign_verify_detached(offHeapSignature(signature), offHeapMessage(message), publicKey);
     },
   };
 }
