@@ -24,7 +24,8 @@ import type { ExplorerLinks } from '../protocol/explorer.ts';
 import type { OperatorKey } from '../operator/keys.ts';
 import { commitMemo } from '../protocol/memo.ts';
 import { NO_MANIFEST_HASH } from '../protocol/manifest.ts';
-import { proofToHex } from '../protocol/merkle.ts';
+import { inclusionProof } from '../protocol/merkle.ts';
+import type { MerkleLog } from '../protocol/merkle-log.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { buildLiabilityTree, type LiabilityTree } from '../protocol/liabilities.ts';
 import { anchorLeafHexOf, type ReceiptAnchor } from '../protocol/receipt.ts';
@@ -387,24 +388,22 @@ export class Anchorer {
       const tree = await this.#treeAt(commit.entryCount);
       const end = Math.min(commit.entryCount, filled + this.#fillBatch);
       const items = await this.store.logItems(filled, end);
+      const proofOf = proofsAt(tree.log, commit.entryCount);
+      const anchorJson = committedAnchorJson({
+        status: 'committed',
+        commitId: commit.commitId,
+        commitSignature: commit.signature,
+        commitTransactionUrl: links.transaction(commit.signature),
+        commitAccount: anchorKey.publicKey,
+        commitExplorerUrl: links.account(anchorKey.publicKey),
+        betLogRoot: commit.betLogRoot,
+        entryCount: commit.entryCount,
+        stateRoot: commit.stateRoot,
+      });
       const anchors = items.map((item, i) => {
         const index = filled + i;
         const { leafHex, receiptId } = parseBetLogItem(item, index);
-        const anchor: ReceiptAnchor = {
-          status: 'committed',
-          commitId: commit.commitId,
-          commitSignature: commit.signature,
-          commitTransactionUrl: links.transaction(commit.signature),
-          commitAccount: anchorKey.publicKey,
-          commitExplorerUrl: links.account(anchorKey.publicKey),
-          betLogEntryHash: leafHex,
-          betLogRoot: commit.betLogRoot,
-          betLogIndex: index,
-          betLogProof: proofToHex(tree.log.inclusionProof(index, commit.entryCount)),
-          entryCount: commit.entryCount,
-          stateRoot: commit.stateRoot,
-        };
-        return { receiptId, anchorJson: JSON.stringify(anchor) };
+        return { receiptId, anchorJson: anchorJson(leafHex, index, proofOf(index)) };
       });
       await this.store.fillBatch(anchors, end);
       filled = end;
@@ -412,3 +411,54 @@ export class Anchorer {
     }
   }
 }
+
+/**
+ * Hex inclusion proofs at one tree size. Neighbouring receipts' proofs share most of their hashes, and all of them the
+ * right edge of the tree at that size, which the log hashes afresh on every request: each range is hashed, and each
+ * hash written as hex, once.
+ */
+export function proofsAt(log: Pick<MerkleLog, 'subtreeHash'>, size: number): (index: number) => string[] {
+  const ranges = new Map<string, Uint8Array>();
+  const hexes = new Map<Uint8Array, string>();
+  const subtree = (start: number, end: number): Uint8Array => {
+    const key = `${start}:${end}`;
+    let hash = ranges.get(key);
+    if (!hash) {
+      hash = log.subtreeHash(start, end);
+      ranges.set(key, hash);
+    }
+    return hash;
+  };
+  const hexOf = (hash: Uint8Array): string => {
+    let hex = hexes.get(hash);
+    if (hex === undefined) {
+      hex = toHex(hash);
+      hexes.set(hash, hex);
+    }
+    return hex;
+  };
+  return (index) => inclusionProof(index, size, subtree).map(hexOf);
+}
+
+/** What a commit fixes in the anchors of the receipts it covers. */
+export type CommitAnchorFields = Omit<ReceiptAnchor, 'betLogEntryHash' | 'betLogIndex' | 'betLogProof'>;
+
+/**
+ * The text `JSON.stringify` gives each committed receipt's {@link ReceiptAnchor}, with the commit's fields written
+ * once: a receipt adds its leaf, its index and its proof, whose hex hashes JSON writes as they are.
+ */
+export function committedAnchorJson(fixed: CommitAnchorFields): (leafHex: string, index: number, proofHex: readonly string[]) => string {
+  const { status, commitId, commitSignature, commitTransactionUrl, commitAccount, commitExplorerUrl, betLogRoot, entryCount, stateRoot } = fixed;
+  const head = JSON.stringify({ status, commitId, commitSignature, commitTransactionUrl, commitAccount, commitExplorerUrl });
+  const start = `${head.slice(0, -1)},"betLogEntryHash":`;
+  const root = `,"betLogRoot":${JSON.stringify(betLogRoot)},"betLogIndex":`;
+  const tail = `,"entryCount":${JSON.stringify(entryCount)},"stateRoot":${JSON.stringify(stateRoot)}}`;
+  return (leafHex, index, proofHex) => {
+    if (!Number.isSafeInteger(index)) throw new RangeError(`bet-log index ${index} is not a safe integer`);
+    for (const hex of proofHex) if (!HEX_RE.test(hex)) throw new RangeError('a proof hash is not hex');
+    const proof = proofHex.length ? `["${proofHex.join('","')}"]` : '[]';
+    return `${start}${JSON.stringify(leafHex)}${root}${index},"betLogProof":${proof}${tail}`;
+  };
+}
+
+const HEX_RE = /^[0-9a-f]*$/;

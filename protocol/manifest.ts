@@ -10,8 +10,8 @@
  * @module
  */
 import { canonicalize, jcsSha256Hex } from './jcs.ts';
-import { leafHash, rootFromLeafHashes } from './merkle.ts';
-import { isHex, utf8 } from './encoding.ts';
+import { leafHashOfText, rootFromLeafHashes } from './merkle.ts';
+import { isHex } from './encoding.ts';
 import { toHex32, type Hex32 } from './hex32.ts';
 import { manifestMessage, signText, verifyTextSignature } from './signatures.ts';
 
@@ -55,7 +55,7 @@ export interface Manifest extends ManifestBody {
  */
 export const eventLeafHex = (event: JournalEvent): Hex32 => toHex32(eventLeaf(event));
 
-const eventLeaf = (event: JournalEvent): Uint8Array => leafHash(utf8(canonicalize(publicEvent(event))));
+const eventLeaf = (event: JournalEvent): Uint8Array => leafHashOfText(canonicalize(publicEvent(event)));
 
 /** Only the five public fields are hashed, whatever else a source attached. */
 const publicEvent = (e: JournalEvent): JournalEvent => ({ id: e.id, seq: e.seq, type: e.type, at: e.at, data: e.data });
