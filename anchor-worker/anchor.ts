@@ -180,7 +180,9 @@ export class Anchorer {
     await checkpoints.store.writeFullTiles(committed).catch((err: unknown) => this.#log.warn({ err, committed }, 'anchor: full tiles not written'));
     // Receipt bundles once their anchors are filled: the API's main per-entry cost when built per request.
     const filled = Math.min(committed, await this.store.filledSize());
-    await checkpoints.store.writeReceiptBundles(filled).catch((err: unknown) => this.#log.warn({ err, filled }, 'anchor: receipt bundles not written'));
+    await checkpoints.store
+      .writeReceiptBundles(filled, (ids) => this.store.takeBundleFields(ids))
+      .catch((err: unknown) => this.#log.warn({ err, filled }, 'anchor: receipt bundles not written'));
     return committed;
   }
 

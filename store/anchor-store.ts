@@ -6,6 +6,7 @@ import type { PublishedCommit } from '../protocol/verify/log.ts';
 import { BetLogTree, persistedTreeSize, readConsistencyProof, readTreeRoot } from './anchor-tree.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { pipelineReplies } from './redis.ts';
+import type { ReceiptFields } from './transparency.ts';
 
 /** The memo fields every commit carries, as the verifier reads them. */
 type CommitFields = Omit<PublishedCommit, 'commitId' | 'signature'>;
@@ -47,9 +48,10 @@ export interface LedgerSnapshot {
 }
 
 /**
- * Receipt fields two readers want a moment apart (neither changes once written), kept by the first for the second and
- * taken once: a body the anchor's check or the archiver read from Redis, an anchor the fill just wrote. At most this
- * many wait in each (a body is about 3.6 kB: 15 MB), the oldest dropped first.
+ * Receipt fields that readers want a moment apart (neither changes once written), kept by the first for the others and
+ * taken once by each: a body the anchor's check or the archiver read from Redis, an anchor the fill just wrote, for the
+ * archiver, the check and the receipt bundles. At most this many wait in each (a body is about 3.6 kB: 15 MB, mostly the
+ * same strings in each), the oldest dropped first.
  */
 const KEPT_FIELDS = 4096;
 
@@ -72,6 +74,8 @@ export class AnchorStore {
   readonly #bodiesForArchive = new KeptFields();
   readonly #bodiesForAnchor = new KeptFields();
   readonly #anchorsForArchive = new KeptFields();
+  readonly #bodiesForBundles = new KeptFields();
+  readonly #anchorsForBundles = new KeptFields();
 
   constructor(
     readonly redis: Redis,
@@ -183,7 +187,10 @@ export class AnchorStore {
     for (const a of anchors) multi.hset(this.keys.receipt(a.receiptId), 'anchor', a.anchorJson);
     multi.hset(this.keys.anchor(), 'filled', String(filledTo));
     await pipelineReplies(multi);
-    for (const a of anchors) this.#anchorsForArchive.put(a.receiptId, a.anchorJson);
+    for (const a of anchors) {
+      this.#anchorsForArchive.put(a.receiptId, a.anchorJson);
+      this.#anchorsForBundles.put(a.receiptId, a.anchorJson);
+    }
   }
 
   /** The bet log's size, how far it is committed and filled, and why anchoring halted (if it did). */
@@ -235,20 +242,39 @@ export class AnchorStore {
     return this.redis.llen(this.keys.betLog());
   }
 
-  /** The stored bodies of these receipts (null where none), in order; a failed read throws. */
+  /**
+   * The stored bodies of these receipts (null where none), in order; a failed read throws. Every body the anchor's check
+   * reads here is kept for the receipt bundles, which the worker writes once the fill has filled their anchors.
+   */
   async receiptBodies(receiptIds: readonly string[]): Promise<(string | null)[]> {
     const out = receiptIds.map((id) => this.#bodiesForAnchor.take(id) ?? null);
     const missing = receiptIds.flatMap((_, i) => (out[i] === null ? [i] : []));
-    if (missing.length === 0) return out;
-    const pipeline = this.redis.pipeline();
-    for (const i of missing) pipeline.hget(this.keys.receipt(receiptIds[i] as string), 'body');
-    (await pipelineReplies(pipeline)).forEach((r, j) => {
-      const i = missing[j] as number;
-      if (typeof r !== 'string') return;
-      out[i] = r;
-      this.#bodiesForArchive.put(receiptIds[i] as string, r);
+    if (missing.length > 0) {
+      const pipeline = this.redis.pipeline();
+      for (const i of missing) pipeline.hget(this.keys.receipt(receiptIds[i] as string), 'body');
+      (await pipelineReplies(pipeline)).forEach((r, j) => {
+        const i = missing[j] as number;
+        if (typeof r !== 'string') return;
+        out[i] = r;
+        this.#bodiesForArchive.put(receiptIds[i] as string, r);
+      });
+    }
+    out.forEach((body, i) => {
+      if (body !== null) this.#bodiesForBundles.put(receiptIds[i] as string, body);
     });
     return out;
+  }
+
+  /**
+   * The body and the filled anchor of each of these receipts, as the anchor's check read the one and the fill wrote the
+   * other, or undefined where either was not kept: the receipt bundles then read it from Redis. Each is handed over once.
+   */
+  takeBundleFields(receiptIds: readonly string[]): (ReceiptFields | undefined)[] {
+    return receiptIds.map((id) => {
+      const body = this.#bodiesForBundles.take(id);
+      const anchor = this.#anchorsForBundles.take(id);
+      return body === undefined || anchor === undefined ? undefined : { body, anchor };
+    });
   }
 
   /**

@@ -56,6 +56,23 @@ describe('receipt reads', () => {
     expect(await store.receiptFieldBytes(['dice_stored'], 'anchor')).toEqual([Buffer.from('{"b":2}')]);
   });
 
+  it('hands the receipt bundles each body the check read and each anchor the fill wrote, once, and only the two together', async () => {
+    const store = new AnchorStore(redis, keys, defineScripts(redis));
+    const ids = ['dice_bundle_a', 'dice_bundle_b', 'dice_bundle_c'];
+    const bodyOf = (id: string) => `{"id":"${id}","é":"✓"}`;
+    for (const id of ids) await redis.hset(keys.receipt(id), 'body', bodyOf(id));
+    // The archiver read a's body first: the check takes it from there, and keeps it for the bundles all the same.
+    await store.receiptFieldBytes(['dice_bundle_a'], 'body');
+    expect(await store.receiptBodies(ids.slice(0, 2))).toEqual(ids.slice(0, 2).map(bodyOf));
+    await store.fillBatch(
+      ['dice_bundle_a', 'dice_bundle_c'].map((receiptId) => ({ receiptId, anchorJson: `{"of":"${receiptId}"}` })),
+      2,
+    );
+    // b has no anchor kept, c no body: both read from Redis instead.
+    expect(store.takeBundleFields(ids)).toEqual([{ body: bodyOf('dice_bundle_a'), anchor: '{"of":"dice_bundle_a"}' }, undefined, undefined]);
+    expect(store.takeBundleFields(ids)).toEqual([undefined, undefined, undefined]);
+  });
+
   it('hands the archiver the anchors the fill just wrote, once each', async () => {
     const store = new AnchorStore(redis, keys, defineScripts(redis));
     const anchors = ['dice_filled_a', 'dice_filled_b'].map((receiptId) => ({ receiptId, anchorJson: `{"status":"anchored","of":"${receiptId}","é":"✓"}` }));

@@ -67,6 +67,32 @@ describe('stored receipt bundles', () => {
     expect(await store.writeReceiptBundles(SIZE)).toBe(0);
   });
 
+  it('writes the fields the worker holds without reading them again, and reads the rest', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-receipt-bundles-kept-'));
+    const store = new TransparencyStore(redis, keys, dir);
+    const built = new TransparencyStore(redis, keys);
+    const want = await Promise.all([0, 1, 2].map(async (index) => (await built.receiptBundleJson(index, 256, SIZE))!));
+    // What the worker holds for bundle 1 is gone from Redis; every other receipt is read there.
+    const held = new Map<string, { body: string; anchor: string }>();
+    for (let i = 256; i < 512; i++) held.set(`r${i}`, { body: body(i), anchor: anchor(i) });
+    await redis.unlink(...[...held.keys()].map((id) => keys.receipt(id)));
+    const asked: string[][] = [];
+    const kept = (ids: readonly string[]) => {
+      asked.push([...ids]);
+      return ids.map((id) => held.get(id));
+    };
+    try {
+      expect(await store.writeReceiptBundles(SIZE, kept)).toBe(3);
+      for (const index of [0, 1, 2]) expect(readFileSync(path.join(dir, 'receipts', String(index).padStart(3, '0')), 'utf8')).toBe(want[index]);
+      expect(asked.map((ids) => ids[0])).toEqual(['r0', 'r256', 'r512']);
+    } finally {
+      const pipeline = redis.pipeline();
+      for (let i = 256; i < 512; i++) pipeline.hset(keys.receipt(`r${i}`), 'body', body(i), 'anchor', anchor(i));
+      await pipeline.exec();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('always builds a partial bundle, and has none past the committed size', async () => {
     const store = new TransparencyStore(redis, keys, tilesDir);
     const partial = String((await store.receiptBundleBytes(3, 7))?.bytes);
