@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../store/redis.ts';
 import { Keys } from '../../store/keys.ts';
-import { TransparencyStore } from '../../store/transparency.ts';
+import fc from 'fast-check';
+import { TransparencyStore, bundleBytes, bundleJson } from '../../store/transparency.ts';
 
 const SIZE = 3 * 256 + 7;
 
@@ -99,5 +100,17 @@ describe('stored receipt bundles', () => {
     expect((JSON.parse(partial) as { receipts: unknown[] }).receipts).toHaveLength(7);
     expect(await store.receiptBundleBytes(3, 8)).toBeNull();
     expect(await store.receiptBundleBytes(4, 256)).toBeNull();
+  });
+
+  it('writes the bytes of the bundle text, whatever the receipts hold', () => {
+    const text = fc.string({ unit: 'binary' });
+    const pending = fc.record({ status: fc.constant('pending_commit'), betLogEntryHash: text });
+    // Bodies as settlement writes them (the pending anchor, then createdAt), and of any other shape.
+    const body = fc.oneof(
+      fc.tuple(text, pending, text).map(([id, anchor, createdAt]) => JSON.stringify({ id, anchor, createdAt })),
+      fc.dictionary(text, text).map((o) => JSON.stringify(o)),
+    );
+    const stored = fc.array(fc.record({ body, anchor: fc.option(text.map((t) => JSON.stringify({ status: 'committed', t }))) }), { maxLength: 8 });
+    fc.assert(fc.property(stored, (receipts) => bundleBytes(receipts).equals(Buffer.from(bundleJson(receipts)))));
   });
 });
