@@ -7,6 +7,8 @@
  * - `tiles.cpuUsPerServedReceipt`: the server's CPU per receipt served in a stored full receipt bundle (anchors
  *   filled), and `tiles.cpuUsPerBuiltReceipt`: built from Redis on each request, as before they were stored
  *   (Redis's own CPU for those reads comes on top).
+ * - `tiles.bundleWriteUsPerReceipt`: the worker's CPU per receipt writing the full receipt bundles as files, each
+ *   receipt read from Redis; `.kept`: from the bodies its check read and the anchors its fill wrote, as it runs.
  * @module
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +22,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Keys } from '../store/keys.ts';
 import { BetLogTree } from '../store/anchor-tree.ts';
-import { TransparencyStore } from '../store/transparency.ts';
+import { TransparencyStore, type KeptReceiptFields, type ReceiptFields } from '../store/transparency.ts';
 import transparencyRoutes from '../api/routes/transparency.ts';
 import errorsPlugin from '../api/plugins/errors.ts';
 import type { TrustRoots } from '../transparency/trust-root.ts';
@@ -40,6 +42,23 @@ for (let r = 0; r < Number(rounds); r++)
     await res.arrayBuffer();
   }
 `;
+
+/** CPU per receipt of writing every full receipt bundle into a fresh directory (this process only). */
+async function bundleWriteUsPerReceipt(redis: Redis, keys: Keys, kept?: KeptReceiptFields): Promise<number> {
+  let used = 0;
+  for (let r = 0; r < 3; r++) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-bundles-'));
+    try {
+      const before = process.cpuUsage();
+      await new TransparencyStore(redis, keys, dir).writeReceiptBundles(SIZE, kept);
+      const cpu = process.cpuUsage(before);
+      if (r > 0) used += cpu.user + cpu.system;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return used / (2 * SIZE);
+}
 
 async function cpuUsPerEntry(store: TransparencyStore, urls: string[]): Promise<number> {
   const app = Fastify();
@@ -66,6 +85,7 @@ export async function benchTiles(): Promise<Record<string, number>> {
   try {
     // Entries about as long as a Dice entry's canonical JSON (700 bytes).
     const pipeline = redis.pipeline();
+    const held = new Map<string, ReceiptFields>();
     for (let i = 0; i < SIZE; i++) {
       const entry = JSON.stringify({ n: i, pad: 'x'.repeat(680), receiptId: `r${i}`, v: 1 });
       const leaf = createHash('sha256')
@@ -77,6 +97,7 @@ export async function benchTiles(): Promise<Record<string, number>> {
       const body = `{"id":"r${i}","pad":"${'y'.repeat(4000)}","anchor":{"status":"pending_commit","betLogEntryHash":"${leaf}"},"createdAt":"2026-01-01T00:00:00.000Z"}`;
       const anchor = JSON.stringify({ status: 'committed', betLogIndex: i, betLogProof: Array.from({ length: 16 }, () => leaf) });
       pipeline.hset(keys.receipt(`r${i}`), 'entry', entry, 'body', body, 'anchor', anchor);
+      held.set(`r${i}`, { body, anchor });
     }
     await pipeline.exec();
     await (await BetLogTree.load(redis, keys)).extendTo(SIZE);
@@ -95,6 +116,8 @@ export async function benchTiles(): Promise<Record<string, number>> {
       'tiles.cpuUsPerComputedEntry': round(await cpuUsPerEntry(new TransparencyStore(redis, keys), bundles)),
       'tiles.cpuUsPerServedReceipt': round(await cpuUsPerEntry(stored, receipts)),
       'tiles.cpuUsPerBuiltReceipt': round(await cpuUsPerEntry(new TransparencyStore(redis, keys), receipts)),
+      'tiles.bundleWriteUsPerReceipt': round(await bundleWriteUsPerReceipt(redis, keys)),
+      'tiles.bundleWriteUsPerReceipt.kept': round(await bundleWriteUsPerReceipt(redis, keys, (ids) => ids.map((id) => held.get(id)))),
     };
   } finally {
     let cursor = '0';
