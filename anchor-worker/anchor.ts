@@ -250,8 +250,8 @@ export class Anchorer {
       const bodies = await this.store.receiptBodies(parsed.map((p) => p.receiptId));
       parsed.forEach((p, i) => {
         const body = bodies[i];
-        if (typeof body !== 'string') throw new InvalidEntryError(`bet-log entry ${start + i} names receipt ${p.receiptId}, which does not exist`);
-        if (anchorLeafHexOf(body) !== p.leafHex) throw new InvalidEntryError(`bet-log entry ${start + i} does not match receipt ${p.receiptId}`);
+        if (!body) throw new InvalidEntryError(`bet-log entry ${start + i} names receipt ${p.receiptId}, which does not exist`);
+        if (storedLeafHexOf(body) !== p.leafHex) throw new InvalidEntryError(`bet-log entry ${start + i} does not match receipt ${p.receiptId}`);
       });
     }
   }
@@ -412,6 +412,23 @@ export class Anchorer {
       await this.hooks.afterFillBatch?.(filled);
     }
   }
+}
+
+const LEAF_KEY = Buffer.from('"betLogEntryHash":"');
+
+/**
+ * {@link anchorLeafHexOf} of a stored body's UTF-8 bytes, read off the bytes where it reads the text: the key, the quote
+ * that ends its value and the backslash it refuses are ASCII, so they sit at the same places in either.
+ */
+export function storedLeafHexOf(body: Buffer): unknown {
+  const at = body.indexOf(LEAF_KEY);
+  if (at >= 0 && body.indexOf(LEAF_KEY, at + 1) < 0) {
+    const from = at + LEAF_KEY.length;
+    const end = body.indexOf(0x22, from);
+    const backslash = body.indexOf(0x5c, from);
+    if (end > from && (backslash < 0 || backslash > end)) return body.toString('utf8', from, end);
+  }
+  return anchorLeafHexOf(body.toString('utf8'));
 }
 
 /**

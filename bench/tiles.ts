@@ -97,7 +97,7 @@ export async function benchTiles(): Promise<Record<string, number>> {
       const body = `{"id":"r${i}","pad":"${'y'.repeat(4000)}","anchor":{"status":"pending_commit","betLogEntryHash":"${leaf}"},"createdAt":"2026-01-01T00:00:00.000Z"}`;
       const anchor = JSON.stringify({ status: 'committed', betLogIndex: i, betLogProof: Array.from({ length: 16 }, () => leaf) });
       pipeline.hset(keys.receipt(`r${i}`), 'entry', entry, 'body', body, 'anchor', anchor);
-      held.set(`r${i}`, { body, anchor });
+      held.set(`r${i}`, { body: Buffer.from(body), anchor });
     }
     await pipeline.exec();
     await (await BetLogTree.load(redis, keys)).extendTo(SIZE);

@@ -50,20 +50,21 @@ export interface LedgerSnapshot {
 /**
  * Receipt fields that readers want a moment apart (neither changes once written), kept by the first for the others and
  * taken once by each: a body the anchor's check or the archiver read from Redis, an anchor the fill just wrote, for the
- * archiver, the check and the receipt bundles. At most this many wait in each (a body is about 3.6 kB: 15 MB, mostly the
- * same strings in each), the oldest dropped first.
+ * archiver, the check and the receipt bundles. At most this many wait in each (a body is about 3.6 kB: 15 MB, the same
+ * buffers in each), the oldest dropped first. Bodies stay the bytes Redis sent: every reader wants bytes or finds what
+ * it checks in them, so none is decoded into a string, and a kept one holds no space in the collected heap.
  */
 const KEPT_FIELDS = 4096;
 
-class KeptFields {
-  readonly #values = new Map<string, string>();
+class KeptFields<T> {
+  readonly #values = new Map<string, T>();
 
-  put(receiptId: string, value: string): void {
+  put(receiptId: string, value: T): void {
     this.#values.set(receiptId, value);
     if (this.#values.size > KEPT_FIELDS) this.#values.delete(this.#values.keys().next().value as string);
   }
 
-  take(receiptId: string): string | undefined {
+  take(receiptId: string): T | undefined {
     const value = this.#values.get(receiptId);
     if (value !== undefined) this.#values.delete(receiptId);
     return value;
@@ -71,11 +72,11 @@ class KeptFields {
 }
 
 export class AnchorStore {
-  readonly #bodiesForArchive = new KeptFields();
-  readonly #bodiesForAnchor = new KeptFields();
-  readonly #anchorsForArchive = new KeptFields();
-  readonly #bodiesForBundles = new KeptFields();
-  readonly #anchorsForBundles = new KeptFields();
+  readonly #bodiesForArchive = new KeptFields<Buffer>();
+  readonly #bodiesForAnchor = new KeptFields<Buffer>();
+  readonly #anchorsForArchive = new KeptFields<string>();
+  readonly #bodiesForBundles = new KeptFields<Buffer>();
+  readonly #anchorsForBundles = new KeptFields<string>();
 
   constructor(
     readonly redis: Redis,
@@ -243,18 +244,19 @@ export class AnchorStore {
   }
 
   /**
-   * The stored bodies of these receipts (null where none), in order; a failed read throws. Every body the anchor's check
-   * reads here is kept for the receipt bundles, which the worker writes once the fill has filled their anchors.
+   * The stored bodies of these receipts, as bytes (null where none), in order; a failed read throws. Every body the
+   * anchor's check reads here is kept for the receipt bundles, which the worker writes once the fill has filled their
+   * anchors.
    */
-  async receiptBodies(receiptIds: readonly string[]): Promise<(string | null)[]> {
+  async receiptBodies(receiptIds: readonly string[]): Promise<(Buffer | null)[]> {
     const out = receiptIds.map((id) => this.#bodiesForAnchor.take(id) ?? null);
     const missing = receiptIds.flatMap((_, i) => (out[i] === null ? [i] : []));
     if (missing.length > 0) {
       const pipeline = this.redis.pipeline();
-      for (const i of missing) pipeline.hget(this.keys.receipt(receiptIds[i] as string), 'body');
+      for (const i of missing) pipeline.hgetBuffer(this.keys.receipt(receiptIds[i] as string), 'body');
       (await pipelineReplies(pipeline)).forEach((r, j) => {
         const i = missing[j] as number;
-        if (typeof r !== 'string') return;
+        if (!Buffer.isBuffer(r)) return;
         out[i] = r;
         this.#bodiesForArchive.put(receiptIds[i] as string, r);
       });
@@ -278,16 +280,16 @@ export class AnchorStore {
   }
 
   /**
-   * One stored field of these receipts as bytes (null where absent), in order: the archive copies them as they are,
-   * without decoding them into strings. A body the anchor's check has read, or an anchor the fill has written, is taken
-   * from what was kept; a body read here is kept for the check.
+   * One stored field of these receipts as bytes (null where absent), in order: the archive copies them as they are. A
+   * body the anchor's check has read, or an anchor the fill has written, is taken from what was kept; a body read here
+   * is kept for the check.
    */
   async receiptFieldBytes(receiptIds: readonly string[], field: 'body' | 'anchor'): Promise<(Buffer | null)[]> {
     const body = field === 'body';
-    const kept = body ? this.#bodiesForArchive : this.#anchorsForArchive;
     const out = receiptIds.map((id): Buffer | null => {
-      const value = kept.take(id);
-      return value === undefined ? null : Buffer.from(value, 'utf8');
+      if (body) return this.#bodiesForArchive.take(id) ?? null;
+      const anchor = this.#anchorsForArchive.take(id);
+      return anchor === undefined ? null : Buffer.from(anchor, 'utf8');
     });
     const missing = receiptIds.flatMap((_, i) => (out[i] === null ? [i] : []));
     if (missing.length === 0) return out;
@@ -297,7 +299,7 @@ export class AnchorStore {
       const i = missing[j] as number;
       if (!Buffer.isBuffer(r)) return;
       out[i] = r;
-      if (body) this.#bodiesForAnchor.put(receiptIds[i] as string, r.toString('utf8'));
+      if (body) this.#bodiesForAnchor.put(receiptIds[i] as string, r);
     });
     return out;
   }

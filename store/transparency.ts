@@ -45,9 +45,9 @@ export interface StoredBundle {
 
 const nothingToRelease = (): void => {};
 
-/** A stored receipt's body and its filled anchor, as JSON text. */
+/** A stored receipt's body (the bytes Redis holds) and its filled anchor (JSON text). */
 export interface ReceiptFields {
-  body: string;
+  body: Buffer;
   anchor: string;
 }
 
@@ -171,15 +171,10 @@ export class TransparencyStore {
   }
 
   /**
-   * The stored receipts of entries `[index·256, index·256 + width)`: body and filled anchor, as JSON text. What `kept`
-   * holds is not read from Redis.
+   * The stored receipts of entries `[index·256, index·256 + width)`: body and filled anchor, as JSON text (or the body's
+   * bytes, where `kept` holds them). What `kept` holds is not read from Redis.
    */
-  async #stored(
-    index: number,
-    width: number,
-    treeSize: number,
-    kept?: KeptReceiptFields,
-  ): Promise<{ id: string; body: string; anchor: string | null }[] | null> {
+  async #stored(index: number, width: number, treeSize: number, kept?: KeptReceiptFields): Promise<({ id: string } & StoredReceipt)[] | null> {
     const ids = await this.#ids(index, width, treeSize);
     if (!ids) return null;
     const held = kept?.(ids) ?? [];
@@ -344,15 +339,11 @@ export class TransparencyStore {
   }
 }
 
-/**
- * A stored receipt with its filled anchor, as JSON text. The body is the receipt as written at settlement
- * (protocol/receipt.ts: the pending anchor, then createdAt, last); the anchor is spliced in place of the
- * pending one, and any body of another shape is parsed and rebuilt instead.
- */
 /** Where full receipt bundle `index` is kept under TILES_DIR: the layout of its URL under `bet-log/`. */
 const receiptBundlePath = (index: number): string => `receipts/${encodeTileIndex(index)}`;
 
-type StoredReceipt = { body: string; anchor: string | null };
+/** A stored receipt: its body as text or as the bytes Redis sent, and its filled anchor (JSON text) or null. */
+type StoredReceipt = { body: string | Buffer; anchor: string | null };
 
 export const bundleJson = (stored: readonly StoredReceipt[]): string => `{"receipts":[${stored.map((r) => receiptJson(r.body, r.anchor)).join(',')}]}`;
 
@@ -361,37 +352,50 @@ export const bundleJson = (stored: readonly StoredReceipt[]): string => `{"recei
  * 1.2 MB for 256 receipts, a large object for the collector) and its copy into a buffer cost 2.2 ms a bundle, this 0.8.
  */
 export function bundleBytes(stored: readonly StoredReceipt[]): Buffer {
-  const pieces = ['{"receipts":['];
+  const pieces: (string | Buffer)[] = ['{"receipts":['];
   stored.forEach((r, i) => {
     if (i > 0) pieces.push(',');
     receiptParts(r.body, r.anchor, pieces);
   });
   pieces.push(']}');
   let length = 0;
-  for (const piece of pieces) length += Buffer.byteLength(piece);
+  for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
   const bytes = Buffer.allocUnsafe(length);
   let at = 0;
-  for (const piece of pieces) at += bytes.write(piece, at);
+  for (const piece of pieces) at += typeof piece === 'string' ? bytes.write(piece, at) : piece.copy(bytes, at);
   return bytes;
 }
 
-export function receiptJson(body: string, anchor: string | null): string {
-  return receiptParts(body, anchor, []).join('');
+/**
+ * A stored receipt with its filled anchor, as JSON text. The body is the receipt as written at settlement
+ * (protocol/receipt.ts: the pending anchor, then createdAt, last); the anchor is spliced in place of the
+ * pending one, and any body of another shape is parsed and rebuilt instead.
+ */
+export function receiptJson(body: string | Buffer, anchor: string | null): string {
+  return receiptParts(typeof body === 'string' ? body : body.toString('utf8'), anchor, []).join('');
 }
 
-/** Pushes the pieces of a receipt's JSON text with its anchor onto `out`, and returns it. */
-function receiptParts(body: string, anchor: string | null, out: string[]): string[] {
+const PENDING_ANCHOR = ',"anchor":{"status":"pending_commit"';
+const CREATED_AT_TAIL_RE = /^,"createdAt":"[^"]*"\}$/;
+
+/**
+ * Pushes the pieces of a receipt's JSON with its anchor onto `out`: slices of the body as it came (text or bytes; the
+ * markers are ASCII, so they sit at the same places in either), and returns it.
+ */
+function receiptParts<T extends string | Buffer>(body: T, anchor: string | null, out: (T | string)[]): (T | string)[] {
   if (!anchor) {
     out.push(body);
     return out;
   }
-  const at = body.lastIndexOf(',"anchor":{"status":"pending_commit"');
+  const text = typeof body === 'string';
+  const at = body.lastIndexOf(PENDING_ANCHOR);
   const end = at < 0 ? -1 : body.indexOf('}', at) + 1;
-  if (end > 0 && /^,"createdAt":"[^"]*"\}$/.test(body.slice(end))) {
-    out.push(body.slice(0, at), ',"anchor":', anchor, body.slice(end));
+  const tail = end > 0 ? (text ? body.slice(end) : (body as Buffer).toString('utf8', end)) : '';
+  if (end > 0 && CREATED_AT_TAIL_RE.test(tail as string)) {
+    out.push(body.slice(0, at) as T, ',"anchor":', anchor, body.slice(end) as T);
     return out;
   }
-  const receipt = JSON.parse(body) as Record<string, unknown>;
+  const receipt = JSON.parse(text ? body : (body as Buffer).toString('utf8')) as Record<string, unknown>;
   receipt.anchor = JSON.parse(anchor);
   out.push(JSON.stringify(receipt));
   return out;

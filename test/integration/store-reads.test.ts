@@ -22,7 +22,7 @@ describe('receipt reads', () => {
     await redis.hset(keys.receipt('dice_stored'), 'body', '{"a":1}', 'anchor', '{"b":2}');
     // A key that is not a hash makes Redis answer the read with an error (WRONGTYPE), as a timeout would fail it.
     await redis.set(keys.receipt('dice_broken'), 'x');
-    expect(await store.receiptBodies(['dice_stored', 'dice_missing'])).toEqual(['{"a":1}', null]);
+    expect(await store.receiptBodies(['dice_stored', 'dice_missing'])).toEqual([Buffer.from('{"a":1}'), null]);
     expect(await store.receiptFieldBytes(['dice_stored', 'dice_missing'], 'anchor')).toEqual([Buffer.from('{"b":2}'), null]);
     await expect(store.receiptBodies(['dice_stored', 'dice_broken'])).rejects.toThrow(/WRONGTYPE/);
     await expect(store.receiptFieldBytes(['dice_broken', 'dice_stored'], 'body')).rejects.toThrow(/WRONGTYPE/);
@@ -36,7 +36,7 @@ describe('receipt reads', () => {
     const pipeline = redis.pipeline();
     for (const id of ids) pipeline.hset(keys.receipt(id), 'body', bodyOf(id));
     await pipeline.exec();
-    expect(await store.receiptBodies(ids)).toEqual(ids.map(bodyOf));
+    expect(await store.receiptBodies(ids)).toEqual(ids.map((id) => Buffer.from(bodyOf(id))));
     // Gone from Redis: what comes back now was kept from the check's read.
     await redis.unlink(...ids.map((id) => keys.receipt(id)));
     const archived = await store.receiptFieldBytes(ids, 'body');
@@ -50,7 +50,7 @@ describe('receipt reads', () => {
     for (const id of later) await redis.hset(keys.receipt(id), 'body', bodyOf(id), 'anchor', '{"b":2}');
     expect(await store.receiptFieldBytes(later, 'body')).toEqual(later.map((id) => Buffer.from(bodyOf(id))));
     await redis.unlink(...later.map((id) => keys.receipt(id)));
-    expect(await store.receiptBodies([...later, 'dice_kept_missing'])).toEqual([...later.map(bodyOf), null]);
+    expect(await store.receiptBodies([...later, 'dice_kept_missing'])).toEqual([...later.map((id) => Buffer.from(bodyOf(id))), null]);
     expect(await store.receiptBodies(later)).toEqual([null, null]);
     // An anchor is read from Redis unless the fill just wrote it.
     expect(await store.receiptFieldBytes(['dice_stored'], 'anchor')).toEqual([Buffer.from('{"b":2}')]);
@@ -63,13 +63,13 @@ describe('receipt reads', () => {
     for (const id of ids) await redis.hset(keys.receipt(id), 'body', bodyOf(id));
     // The archiver read a's body first: the check takes it from there, and keeps it for the bundles all the same.
     await store.receiptFieldBytes(['dice_bundle_a'], 'body');
-    expect(await store.receiptBodies(ids.slice(0, 2))).toEqual(ids.slice(0, 2).map(bodyOf));
+    expect(await store.receiptBodies(ids.slice(0, 2))).toEqual(ids.slice(0, 2).map((id) => Buffer.from(bodyOf(id))));
     await store.fillBatch(
       ['dice_bundle_a', 'dice_bundle_c'].map((receiptId) => ({ receiptId, anchorJson: `{"of":"${receiptId}"}` })),
       2,
     );
     // b has no anchor kept, c no body: both read from Redis instead.
-    expect(store.takeBundleFields(ids)).toEqual([{ body: bodyOf('dice_bundle_a'), anchor: '{"of":"dice_bundle_a"}' }, undefined, undefined]);
+    expect(store.takeBundleFields(ids)).toEqual([{ body: Buffer.from(bodyOf('dice_bundle_a')), anchor: '{"of":"dice_bundle_a"}' }, undefined, undefined]);
     expect(store.takeBundleFields(ids)).toEqual([undefined, undefined, undefined]);
   });
 
