@@ -372,33 +372,35 @@ export function bundleBytes(stored: readonly StoredReceipt[]): Buffer {
  * pending one, and any body of another shape is parsed and rebuilt instead.
  */
 export function receiptJson(body: string | Buffer, anchor: string | null): string {
-  return receiptParts(typeof body === 'string' ? body : body.toString('utf8'), anchor, []).join('');
+  const parts: (string | Buffer)[] = [];
+  receiptParts(typeof body === 'string' ? body : body.toString('utf8'), anchor, parts);
+  return parts.join('');
 }
 
 const PENDING_ANCHOR = ',"anchor":{"status":"pending_commit"';
 const CREATED_AT_TAIL_RE = /^,"createdAt":"[^"]*"\}$/;
 
 /**
- * Pushes the pieces of a receipt's JSON with its anchor onto `out`: slices of the body as it came (text or bytes; the
- * markers are ASCII, so they sit at the same places in either), and returns it.
+ * Pushes the pieces of a receipt's JSON with its anchor onto `out`: slices of the body as it came, text or bytes (the
+ * markers are ASCII, so they sit at the same places in either).
  */
-function receiptParts<T extends string | Buffer>(body: T, anchor: string | null, out: (T | string)[]): (T | string)[] {
+function receiptParts(body: string | Buffer, anchor: string | null, out: (string | Buffer)[]): void {
   if (!anchor) {
     out.push(body);
-    return out;
+    return;
   }
-  const text = typeof body === 'string';
   const at = body.lastIndexOf(PENDING_ANCHOR);
   const end = at < 0 ? -1 : body.indexOf('}', at) + 1;
-  const tail = end > 0 ? (text ? body.slice(end) : (body as Buffer).toString('utf8', end)) : '';
-  if (end > 0 && CREATED_AT_TAIL_RE.test(tail as string)) {
-    out.push(body.slice(0, at) as T, ',"anchor":', anchor, body.slice(end) as T);
-    return out;
+  if (end > 0) {
+    const [head, tail] = typeof body === 'string' ? [body.slice(0, at), body.slice(end)] : [body.subarray(0, at), body.subarray(end)];
+    if (CREATED_AT_TAIL_RE.test(tail.toString())) {
+      out.push(head, ',"anchor":', anchor, tail);
+      return;
+    }
   }
-  const receipt = JSON.parse(text ? body : (body as Buffer).toString('utf8')) as Record<string, unknown>;
+  const receipt = JSON.parse(body.toString()) as Record<string, unknown>;
   receipt.anchor = JSON.parse(anchor);
   out.push(JSON.stringify(receipt));
-  return out;
 }
 
 /** The bet-log entry of a stored receipt body: only that object is parsed when it can be found. */

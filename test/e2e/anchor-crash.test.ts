@@ -251,13 +251,13 @@ describe('a worker killed while committing', () => {
         if (prop !== 'pipeline') return Reflect.get(target, prop, receiver);
         return () => {
           const pipeline = target.pipeline();
-          const hget = pipeline.hget.bind(pipeline);
+          const hgetBuffer = pipeline.hgetBuffer.bind(pipeline);
           let failed = false;
-          pipeline.hget = ((key: string, field: string) => {
-            if (failed || field !== 'body' || !key.startsWith(svc.wiring.keys.receipt(''))) return hget(key, field);
+          pipeline.hgetBuffer = ((key: string, field: string) => {
+            if (failed || field !== 'body' || !key.startsWith(svc.wiring.keys.receipt(''))) return hgetBuffer(key, field);
             failed = true;
-            return hget(notAHash, field);
-          }) as typeof pipeline.hget;
+            return hgetBuffer(notAHash, field);
+          }) as typeof pipeline.hgetBuffer;
           return pipeline;
         };
       },
