@@ -177,7 +177,9 @@ export class Anchorer {
     });
     const committed = await this.store.committedSize();
     // Tiles the API cannot find as files it computes and stores itself: a failed write delays nothing.
-    await checkpoints.store.writeFullTiles(committed).catch((err: unknown) => this.#log.warn({ err, committed }, 'anchor: full tiles not written'));
+    await checkpoints.store
+      .writeFullTiles(committed, (ids) => this.store.takeTileEntries(ids))
+      .catch((err: unknown) => this.#log.warn({ err, committed }, 'anchor: full tiles not written'));
     // Receipt bundles once their anchors are filled: the API's main per-entry cost when built per request.
     const filled = Math.min(committed, await this.store.filledSize());
     await checkpoints.store

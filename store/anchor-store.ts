@@ -77,6 +77,7 @@ export class AnchorStore {
   readonly #anchorsForArchive = new KeptFields<string>();
   readonly #bodiesForBundles = new KeptFields<Buffer>();
   readonly #anchorsForBundles = new KeptFields<string>();
+  readonly #entriesForTiles = new KeptFields<Buffer>();
 
   constructor(
     readonly redis: Redis,
@@ -246,25 +247,37 @@ export class AnchorStore {
   /**
    * The stored bodies of these receipts, as bytes (null where none), in order; a failed read throws. Every body the
    * anchor's check reads here is kept for the receipt bundles, which the worker writes once the fill has filled their
-   * anchors.
+   * anchors; the entry text read with it, for the full tiles.
    */
   async receiptBodies(receiptIds: readonly string[]): Promise<(Buffer | null)[]> {
     const out = receiptIds.map((id) => this.#bodiesForAnchor.take(id) ?? null);
     const missing = receiptIds.flatMap((_, i) => (out[i] === null ? [i] : []));
     if (missing.length > 0) {
       const pipeline = this.redis.pipeline();
-      for (const i of missing) pipeline.hgetBuffer(this.keys.receipt(receiptIds[i] as string), 'body');
+      for (const i of missing) pipeline.hmgetBuffer(this.keys.receipt(receiptIds[i] as string), 'body', 'entry');
       (await pipelineReplies(pipeline)).forEach((r, j) => {
         const i = missing[j] as number;
-        if (!Buffer.isBuffer(r)) return;
-        out[i] = r;
-        this.#bodiesForArchive.put(receiptIds[i] as string, r);
+        const [body, entry] = r as (Buffer | null)[];
+        if (!body) return;
+        out[i] = body;
+        this.#bodiesForArchive.put(receiptIds[i] as string, body);
+        this.#keepEntry(receiptIds[i] as string, entry);
       });
     }
     out.forEach((body, i) => {
       if (body !== null) this.#bodiesForBundles.put(receiptIds[i] as string, body);
     });
     return out;
+  }
+
+  /** The entry texts the anchor's check or the archiver read with the bodies, as bytes, once each (see takeBundleFields). */
+  takeTileEntries(receiptIds: readonly string[]): (Buffer | undefined)[] {
+    return receiptIds.map((id) => this.#entriesForTiles.take(id));
+  }
+
+  // An empty entry is none: the tiles rebuild it from the body, as they do for a receipt stored before entries were.
+  #keepEntry(receiptId: string, entry: Buffer | null | undefined): void {
+    if (entry && entry.length > 0) this.#entriesForTiles.put(receiptId, entry);
   }
 
   /**
@@ -282,7 +295,7 @@ export class AnchorStore {
   /**
    * One stored field of these receipts as bytes (null where absent), in order: the archive copies them as they are. A
    * body the anchor's check has read, or an anchor the fill has written, is taken from what was kept; a body read here
-   * is kept for the check.
+   * is kept for the check, and the entry text read with it for the full tiles.
    */
   async receiptFieldBytes(receiptIds: readonly string[], field: 'body' | 'anchor'): Promise<(Buffer | null)[]> {
     const body = field === 'body';
@@ -294,12 +307,18 @@ export class AnchorStore {
     const missing = receiptIds.flatMap((_, i) => (out[i] === null ? [i] : []));
     if (missing.length === 0) return out;
     const pipeline = this.redis.pipeline();
-    for (const i of missing) pipeline.hgetBuffer(this.keys.receipt(receiptIds[i] as string), field);
+    for (const i of missing) {
+      if (body) pipeline.hmgetBuffer(this.keys.receipt(receiptIds[i] as string), 'body', 'entry');
+      else pipeline.hgetBuffer(this.keys.receipt(receiptIds[i] as string), field);
+    }
     (await pipelineReplies(pipeline)).forEach((r, j) => {
       const i = missing[j] as number;
-      if (!Buffer.isBuffer(r)) return;
-      out[i] = r;
-      if (body) this.#bodiesForAnchor.put(receiptIds[i] as string, r);
+      const [value, entry] = body ? (r as (Buffer | null)[]) : [r as Buffer | null];
+      if (!value) return;
+      out[i] = value;
+      if (!body) return;
+      this.#bodiesForAnchor.put(receiptIds[i] as string, value);
+      this.#keepEntry(receiptIds[i] as string, entry);
     });
     return out;
   }

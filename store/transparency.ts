@@ -54,6 +54,9 @@ export interface ReceiptFields {
 /** Receipt fields the caller already holds (undefined where it holds none), in the order of the ids asked for. */
 export type KeptReceiptFields = (receiptIds: readonly string[]) => (ReceiptFields | undefined)[];
 
+/** The stored entry texts (the bytes Redis holds) the caller already holds, as {@link KeptReceiptFields}. */
+export type KeptEntries = (receiptIds: readonly string[]) => (Uint8Array | undefined)[];
+
 export class TransparencyStore {
   readonly #files: TileFiles | null;
 
@@ -92,10 +95,11 @@ export class TransparencyStore {
 
   /**
    * Writes every full tile (hashes on every level, and entry bundles) that a committed tree of `size` completes
-   * and an earlier call did not write. The worker calls it once a commit is anchored.
+   * and an earlier call did not write. The worker calls it once a commit is anchored, with the entry texts its check
+   * read (`kept`), which are not read again.
    * @returns how many tile files were written
    */
-  async writeFullTiles(size: number): Promise<number> {
+  async writeFullTiles(size: number, kept?: KeptEntries): Promise<number> {
     const files = this.#files;
     if (!files) return 0;
     const from = await files.writtenSize();
@@ -105,9 +109,9 @@ export class TransparencyStore {
     const BATCH = 16;
     for (let index = Math.floor(from / TILE_WIDTH); index < Math.floor(size / TILE_WIDTH); index += BATCH) {
       const count = Math.min(BATCH, Math.floor(size / TILE_WIDTH) - index);
-      const texts = await this.#entryTexts(index * TILE_WIDTH, count * TILE_WIDTH);
+      const texts = await this.#entryTexts(index * TILE_WIDTH, count * TILE_WIDTH, kept);
       for (let k = 0; k < count; k++) {
-        const bundle = encodeEntryBundle(texts.slice(k * TILE_WIDTH, (k + 1) * TILE_WIDTH).map(utf8));
+        const bundle = encodeEntryBundle(texts.slice(k * TILE_WIDTH, (k + 1) * TILE_WIDTH).map(entryBytes));
         await files.write(entryBundlePath(index + k, TILE_WIDTH), bundle);
         written++;
       }
@@ -254,18 +258,26 @@ export class TransparencyStore {
   async entryBundle(index: number, width: number, treeSize: number): Promise<Uint8Array | null> {
     const start = index * TILE_WIDTH;
     if (start + width > treeSize) return null;
-    return encodeEntryBundle((await this.#entryTexts(start, width)).map(utf8));
+    return encodeEntryBundle((await this.#entryTexts(start, width)).map(entryBytes));
   }
 
-  /** The canonical JSON of entries `[start, start + count)`, which the log must hold. */
-  async #entryTexts(start: number, count: number): Promise<string[]> {
+  /**
+   * The canonical JSON of entries `[start, start + count)`, which the log must hold: as text, or as the bytes `kept`
+   * holds, which are not read again.
+   */
+  async #entryTexts(start: number, count: number, kept?: KeptEntries): Promise<(string | Uint8Array)[]> {
     const items = await this.redis.lrange(this.keys.betLog(), start, start + count - 1);
     if (items.length !== count) throw new Error(`the bet log holds fewer than ${start + count} entries`);
     const ids = items.map((item, i) => parseBetLogItem(item, start + i).receiptId);
+    const entries: (string | Uint8Array | null)[] = kept?.(ids).map((e) => e ?? null) ?? ids.map(() => null);
+    const unread = entries.flatMap((e, i) => (e === null ? [i] : []));
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hget(this.keys.receipt(id), 'entry');
-    const replies = await pipelineReplies(pipeline);
-    const entries = replies.map((value) => (typeof value === 'string' && value !== '' ? value : null));
+    for (const i of unread) pipeline.hget(this.keys.receipt(ids[i] as string), 'entry');
+    const replies = unread.length > 0 ? await pipelineReplies(pipeline) : [];
+    unread.forEach((i, j) => {
+      const value = replies[j];
+      entries[i] = typeof value === 'string' && value !== '' ? value : null;
+    });
     const missing = entries.flatMap((e, i) => (e === null ? [i] : []));
     if (missing.length) {
       const bodies = await this.#fields(
@@ -276,7 +288,7 @@ export class TransparencyStore {
         entries[i] = canonicalize(entryOf(bodies[k]![0]!));
       });
     }
-    return entries as string[];
+    return entries as (string | Uint8Array)[];
   }
 
   /** Stores a signed checkpoint of `size` (idempotent: one size has one root, and Ed25519 is deterministic). */
@@ -338,6 +350,8 @@ export class TransparencyStore {
     return { betPayloadHash, sessionPubkey, signature: state.signature, slot: Number(state.slot) };
   }
 }
+
+const entryBytes = (text: string | Uint8Array): Uint8Array => (typeof text === 'string' ? utf8(text) : text);
 
 /** Where full receipt bundle `index` is kept under TILES_DIR: the layout of its URL under `bet-log/`. */
 const receiptBundlePath = (index: number): string => `receipts/${encodeTileIndex(index)}`;

@@ -251,13 +251,13 @@ describe('a worker killed while committing', () => {
         if (prop !== 'pipeline') return Reflect.get(target, prop, receiver);
         return () => {
           const pipeline = target.pipeline();
-          const hgetBuffer = pipeline.hgetBuffer.bind(pipeline);
+          const hmgetBuffer = pipeline.hmgetBuffer.bind(pipeline);
           let failed = false;
-          pipeline.hgetBuffer = ((key: string, field: string) => {
-            if (failed || field !== 'body' || !key.startsWith(svc.wiring.keys.receipt(''))) return hgetBuffer(key, field);
+          pipeline.hmgetBuffer = ((key: string, ...fields: string[]) => {
+            if (failed || fields[0] !== 'body' || !key.startsWith(svc.wiring.keys.receipt(''))) return hmgetBuffer(key, ...fields);
             failed = true;
-            return hgetBuffer(notAHash, field);
-          }) as typeof pipeline.hgetBuffer;
+            return hmgetBuffer(notAHash, ...fields);
+          }) as typeof pipeline.hmgetBuffer;
           return pipeline;
         };
       },

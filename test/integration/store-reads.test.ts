@@ -73,6 +73,19 @@ describe('receipt reads', () => {
     expect(store.takeBundleFields(ids)).toEqual([undefined, undefined, undefined]);
   });
 
+  it('hands the full tiles the entry text read with each body, whoever read it first, once each', async () => {
+    const store = new AnchorStore(redis, keys, defineScripts(redis));
+    const ids = ['dice_entry_a', 'dice_entry_b', 'dice_entry_c'];
+    for (const id of ids) await redis.hset(keys.receipt(id), 'body', `{"id":"${id}"}`, 'entry', `{"entry":"${id}","é":"✓"}`);
+    // c's entry is empty: none is kept, and the tiles rebuild it from the body.
+    await redis.hset(keys.receipt('dice_entry_c'), 'entry', '');
+    // The archiver reads a's body first; the check reads b's and c's (and takes a's).
+    await store.receiptFieldBytes(['dice_entry_a'], 'body');
+    await store.receiptBodies(ids);
+    expect(store.takeTileEntries(ids)).toEqual([Buffer.from('{"entry":"dice_entry_a","é":"✓"}'), Buffer.from('{"entry":"dice_entry_b","é":"✓"}'), undefined]);
+    expect(store.takeTileEntries(ids)).toEqual([undefined, undefined, undefined]);
+  });
+
   it('hands the archiver the anchors the fill just wrote, once each', async () => {
     const store = new AnchorStore(redis, keys, defineScripts(redis));
     const anchors = ['dice_filled_a', 'dice_filled_b'].map((receiptId) => ({ receiptId, anchorJson: `{"status":"anchored","of":"${receiptId}","é":"✓"}` }));

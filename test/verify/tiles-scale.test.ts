@@ -108,6 +108,28 @@ describe('tiles past 65,536 entries', () => {
       expect(Buffer.from((await computed.entryBundle(index, 256, SIZE))!).equals(bundleOf(index, 256)), `bundle ${index}`).toBe(true);
   }, 60_000);
 
+  it('writes the entry texts the worker holds without reading them again, and reads the rest', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-tiles-kept-'));
+    const store = new TransparencyStore(redis, keys, dir);
+    // What the worker holds for tile 1 is gone from Redis; every other entry is read there.
+    const held = new Map<string, Buffer>();
+    for (let i = 256; i < 512; i++) held.set(`r${i}`, entries[i]!);
+    const pipeline = redis.pipeline();
+    for (const id of held.keys()) pipeline.hdel(keys.receipt(id), 'entry');
+    await pipeline.exec();
+    const bundleOf = (index: number) =>
+      Buffer.concat(entries.slice(index * 256, index * 256 + 256).flatMap((e) => [Buffer.from([e.length >> 8, e.length & 0xff]), e]));
+    try {
+      expect(await store.writeFullTiles(1024, (ids) => ids.map((id) => held.get(id)))).toBeGreaterThan(4);
+      for (const index of [0, 1, 2, 3]) expect(readFileSync(path.join(dir, entryBundlePath(index, 256))).equals(bundleOf(index)), `bundle ${index}`).toBe(true);
+    } finally {
+      const restore = redis.pipeline();
+      for (const [id, entry] of held) restore.hset(keys.receipt(id), 'entry', entry.toString());
+      await restore.exec();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('serves tiles from which an independent RFC 6962 implementation rebuilds the root', async () => {
     const get = async (tile: TileRef) => {
       const res = await app.inject({ method: 'GET', url: `/protocol/v1/bet-log/${tilePath(tile)}` });
