@@ -9,6 +9,8 @@
  *   (Redis's own CPU for those reads comes on top).
  * - `tiles.bundleWriteUsPerReceipt`: the worker's CPU per receipt writing the full receipt bundles as files, each
  *   receipt read from Redis; `.kept`: from the bodies its check read and the anchors its fill wrote, as it runs.
+ * - `tiles.fullTilesWriteUsPerEntry`: the same for every full tile (entry bundles and hash tiles), each entry text read
+ *   from Redis; `.kept`: from the entry texts read with the bodies, as it runs.
  * @module
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +24,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Keys } from '../store/keys.ts';
 import { BetLogTree } from '../store/anchor-tree.ts';
-import { TransparencyStore, type KeptReceiptFields, type ReceiptFields } from '../store/transparency.ts';
+import { TransparencyStore, type ReceiptFields } from '../store/transparency.ts';
 import transparencyRoutes from '../api/routes/transparency.ts';
 import errorsPlugin from '../api/plugins/errors.ts';
 import type { TrustRoots } from '../transparency/trust-root.ts';
@@ -43,14 +45,14 @@ for (let r = 0; r < Number(rounds); r++)
   }
 `;
 
-/** CPU per receipt of writing every full receipt bundle into a fresh directory (this process only). */
-async function bundleWriteUsPerReceipt(redis: Redis, keys: Keys, kept?: KeptReceiptFields): Promise<number> {
+/** CPU per entry of writing into a fresh directory what `write` writes (this process only; the first round warms up). */
+async function writeUsPerEntry(write: (store: TransparencyStore) => Promise<number>, redis: Redis, keys: Keys): Promise<number> {
   let used = 0;
   for (let r = 0; r < 3; r++) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-bundles-'));
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-tile-writes-'));
     try {
       const before = process.cpuUsage();
-      await new TransparencyStore(redis, keys, dir).writeReceiptBundles(SIZE, kept);
+      await write(new TransparencyStore(redis, keys, dir));
       const cpu = process.cpuUsage(before);
       if (r > 0) used += cpu.user + cpu.system;
     } finally {
@@ -86,6 +88,7 @@ export async function benchTiles(): Promise<Record<string, number>> {
     // Entries about as long as a Dice entry's canonical JSON (700 bytes).
     const pipeline = redis.pipeline();
     const held = new Map<string, ReceiptFields>();
+    const heldEntries = new Map<string, Buffer>();
     for (let i = 0; i < SIZE; i++) {
       const entry = JSON.stringify({ n: i, pad: 'x'.repeat(680), receiptId: `r${i}`, v: 1 });
       const leaf = createHash('sha256')
@@ -98,6 +101,7 @@ export async function benchTiles(): Promise<Record<string, number>> {
       const anchor = JSON.stringify({ status: 'committed', betLogIndex: i, betLogProof: Array.from({ length: 16 }, () => leaf) });
       pipeline.hset(keys.receipt(`r${i}`), 'entry', entry, 'body', body, 'anchor', anchor);
       held.set(`r${i}`, { body: Buffer.from(body), anchor });
+      heldEntries.set(`r${i}`, Buffer.from(entry));
     }
     await pipeline.exec();
     await (await BetLogTree.load(redis, keys)).extendTo(SIZE);
@@ -116,8 +120,14 @@ export async function benchTiles(): Promise<Record<string, number>> {
       'tiles.cpuUsPerComputedEntry': round(await cpuUsPerEntry(new TransparencyStore(redis, keys), bundles)),
       'tiles.cpuUsPerServedReceipt': round(await cpuUsPerEntry(stored, receipts)),
       'tiles.cpuUsPerBuiltReceipt': round(await cpuUsPerEntry(new TransparencyStore(redis, keys), receipts)),
-      'tiles.bundleWriteUsPerReceipt': round(await bundleWriteUsPerReceipt(redis, keys)),
-      'tiles.bundleWriteUsPerReceipt.kept': round(await bundleWriteUsPerReceipt(redis, keys, (ids) => ids.map((id) => held.get(id)))),
+      'tiles.bundleWriteUsPerReceipt': round(await writeUsPerEntry((s) => s.writeReceiptBundles(SIZE), redis, keys)),
+      'tiles.bundleWriteUsPerReceipt.kept': round(
+        await writeUsPerEntry((s) => s.writeReceiptBundles(SIZE, (ids) => ids.map((id) => held.get(id))), redis, keys),
+      ),
+      'tiles.fullTilesWriteUsPerEntry': round(await writeUsPerEntry((s) => s.writeFullTiles(SIZE), redis, keys)),
+      'tiles.fullTilesWriteUsPerEntry.kept': round(
+        await writeUsPerEntry((s) => s.writeFullTiles(SIZE, (ids) => ids.map((id) => heldEntries.get(id))), redis, keys),
+      ),
     };
   } finally {
     let cursor = '0';
