@@ -270,7 +270,10 @@ export class AnchorStore {
     return out;
   }
 
-  /** The entry texts the anchor's check or the archiver read with the bodies, as bytes, once each (see takeBundleFields). */
+  /**
+   * The entry texts the anchor's check or the archiver read with the bodies, as bytes, or undefined where none was
+   * kept: the full tiles then read it from Redis. Each is handed over once.
+   */
   takeTileEntries(receiptIds: readonly string[]): (Buffer | undefined)[] {
     return receiptIds.map((id) => this.#entriesForTiles.take(id));
   }

@@ -95,8 +95,8 @@ export class TransparencyStore {
 
   /**
    * Writes every full tile (hashes on every level, and entry bundles) that a committed tree of `size` completes
-   * and an earlier call did not write. The worker calls it once a commit is anchored, with the entry texts its check
-   * read (`kept`), which are not read again.
+   * and an earlier call did not write. The worker calls it once a commit is anchored, with the entry texts it read
+   * with the receipt bodies (`kept`), which are not read again.
    * @returns how many tile files were written
    */
   async writeFullTiles(size: number, kept?: KeptEntries): Promise<number> {
