@@ -28,7 +28,7 @@ import { inclusionProof } from '../protocol/merkle.ts';
 import type { MerkleLog } from '../protocol/merkle-log.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { buildLiabilityTree, type LiabilityTree } from '../protocol/liabilities.ts';
-import { anchorLeafHexOf, type ReceiptAnchor } from '../protocol/receipt.ts';
+import { LEAF_KEY, anchorLeafHexOf, type ReceiptAnchor } from '../protocol/receipt.ts';
 import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts';
 import type { AnchorStore, CommitRecord, PendingCommit } from '../store/anchor-store.ts';
 import { type BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/anchor-tree.ts';
@@ -416,16 +416,16 @@ export class Anchorer {
   }
 }
 
-const LEAF_KEY = Buffer.from('"betLogEntryHash":"');
+const LEAF_KEY_BYTES = Buffer.from(LEAF_KEY);
 
 /**
  * {@link anchorLeafHexOf} of a stored body's UTF-8 bytes, read off the bytes where it reads the text: the key, the quote
  * that ends its value and the backslash it refuses are ASCII, so they sit at the same places in either.
  */
 export function storedLeafHexOf(body: Buffer): unknown {
-  const at = body.indexOf(LEAF_KEY);
-  if (at >= 0 && body.indexOf(LEAF_KEY, at + 1) < 0) {
-    const from = at + LEAF_KEY.length;
+  const at = body.indexOf(LEAF_KEY_BYTES);
+  if (at >= 0 && body.indexOf(LEAF_KEY_BYTES, at + 1) < 0) {
+    const from = at + LEAF_KEY_BYTES.length;
     const end = body.indexOf(0x22, from);
     const backslash = body.indexOf(0x5c, from);
     if (end > from && (backslash < 0 || backslash > end)) return body.toString('utf8', from, end);

@@ -56,7 +56,8 @@ export const pendingAnchor = (betLogEntryHash: string): ReceiptAnchor => ({
   stateRoot: null,
 });
 
-const LEAF_KEY = '"betLogEntryHash":"';
+/** How a stored receipt body names its anchor's leaf hash, just before the value. */
+export const LEAF_KEY = '"betLogEntryHash":"';
 
 /**
  * `anchor.betLogEntryHash` of a stored receipt body (JSON text), or undefined. A body names that key once, in its
