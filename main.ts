@@ -13,17 +13,18 @@ import type { WorkerHandle } from './anchor-worker/worker.ts';
 
 /**
  * The heavy parts (chain, stores, Fastify) load only after the cheap start-up checks, so that a start that
- * cannot work (Redis unreachable, a port in use) fails in the time it takes to load the checks alone.
+ * cannot work (Redis unreachable, a port in use) fails in the time it takes to load the checks alone. Each process
+ * loads only the roles it runs: an API process never loads the embedded chain (litesvm), the indexer or the worker.
  */
-const loadRoles = async () => {
-  const [{ startLocalnet }, { apiDepsOf, createWiring }, { startApi }, { Indexer }, { startWorker }] = await Promise.all([
-    import('./localnet/index.ts'),
+const loadRoles = async (parts: { localnet: boolean; api: boolean; indexer: boolean; worker: boolean }) => {
+  const [localnet, { apiDepsOf, createWiring }, api, indexer, worker] = await Promise.all([
+    parts.localnet ? import('./localnet/index.ts') : null,
     import('./wiring.ts'),
-    import('./api/server.ts'),
-    import('./indexer/indexer.ts'),
-    import('./anchor-worker/worker.ts'),
+    parts.api ? import('./api/server.ts') : null,
+    parts.indexer ? import('./indexer/indexer.ts') : null,
+    parts.worker ? import('./anchor-worker/worker.ts') : null,
   ]);
-  return { startLocalnet, apiDepsOf, createWiring, startApi, Indexer, startWorker };
+  return { localnet, apiDepsOf, createWiring, api, indexer, worker };
 };
 
 /** API processes the main process forks (node:cluster); 0 when it serves the API itself, or runs no API. */
@@ -53,16 +54,24 @@ export async function startService(config: Config, logger: Logger, options: Star
   try {
     // Before anything slow: an unreachable Redis fails the start within seconds, naming REDIS_URL (or the Sentinels).
     if (!overrides.redis) await assertRedisReachable(config.redis);
-    const { startLocalnet, apiDepsOf, createWiring, startApi, Indexer, startWorker } = await loadRoles();
+    const roles = await loadRoles({
+      localnet: config.localnet && !localnetUrl,
+      api: config.roles.includes('api'),
+      indexer: config.roles.includes('indexer'),
+      worker: config.roles.includes('worker'),
+    });
+    const { apiDepsOf, createWiring } = roles;
     let localnet: Localnet | null = null;
-    if (config.localnet && !localnetUrl) {
-      localnet = await startLocalnet({
-        port: config.LOCALNET_PORT,
-        dataDir: path.join(config.dataDir, 'localnet'),
-        logger: logger.child({ role: 'localnet' }),
-      }).catch((err: unknown) => {
-        throw listenError(err, 'LOCALNET_PORT', '127.0.0.1', config.LOCALNET_PORT);
-      });
+    if (roles.localnet) {
+      localnet = await roles.localnet
+        .startLocalnet({
+          port: config.LOCALNET_PORT,
+          dataDir: path.join(config.dataDir, 'localnet'),
+          logger: logger.child({ role: 'localnet' }),
+        })
+        .catch((err: unknown) => {
+          throw listenError(err, 'LOCALNET_PORT', '127.0.0.1', config.LOCALNET_PORT);
+        });
       stoppers.push(() => localnet!.close());
     }
     const rpcUrl = config.SOLANA_RPC_URL ?? localnetUrl ?? localnet!.url;
@@ -70,15 +79,15 @@ export async function startService(config: Config, logger: Logger, options: Star
     stoppers.push(() => wiring.close());
 
     let worker: WorkerHandle | null = null;
-    if (wiring.worker) {
-      const started = await startWorker(wiring.worker);
+    if (wiring.worker && roles.worker) {
+      const started = await roles.worker.startWorker(wiring.worker);
       worker = started;
       stoppers.push(() => started.stop());
     }
     let indexer: Indexer | null = null;
-    if (config.roles.includes('indexer')) {
+    if (roles.indexer) {
       const { bets } = wiring.stores;
-      indexer = new Indexer(wiring.tail, {
+      indexer = new roles.indexer.Indexer(wiring.tail, {
         pollMs: config.INDEXER_POLL_MS,
         logger: logger.child({ role: 'indexer' }),
         waitingWallets: (committedBeforeMs) => bets.waitingWallets(committedBeforeMs, config.REVEAL_DEADLINE_MS, 100),
@@ -89,13 +98,13 @@ export async function startService(config: Config, logger: Logger, options: Star
       stoppers.push(() => started.stop());
     }
     let apiUrl: string | null = null;
-    if (config.roles.includes('api')) {
+    if (roles.api) {
       // chDB in this process loads libchdb (over 500 MB) and starts ClickHouse synchronously: seconds of a blocked
       // event loop, during which no connection is accepted and no request time limit can fire. It happens now,
       // before the API answers, rather than in the background once clients are connected (issue 22). A failure
       // stays the analytics worker's to retry; a ClickHouse server (CLICKHOUSE_URL) is never waited for.
       if (!config.CLICKHOUSE_URL) await wiring.analyticsEngine?.get().catch(() => undefined);
-      const api = await startApi(apiDepsOf(wiring)).catch((err: unknown) => {
+      const api = await roles.api.startApi(apiDepsOf(wiring)).catch((err: unknown) => {
         throw listenError(err, 'PORT', config.HOST, config.PORT);
       });
       apiUrl = api.url;

@@ -1,7 +1,6 @@
 // Picks the analytics engine from config: a ClickHouse server when a URL is given, else chDB under the data dir.
 import path from 'node:path';
 import type { AnalyticsEngine } from './engine.ts';
-import { openServerEngine } from './server-engine.ts';
 
 export interface EngineConfig {
   /** `CLICKHOUSE_URL`; unset runs chDB in this process. */
@@ -15,8 +14,12 @@ export interface EngineConfig {
 }
 
 export async function openAnalyticsEngine(config: EngineConfig): Promise<AnalyticsEngine> {
-  if (config.clickhouseUrl) return openServerEngine({ url: config.clickhouseUrl, ...(config.database ? { database: config.database } : {}) });
-  // Loaded only when used: libchdb is large, and processes that talk to a server never need it.
+  // Each engine loads only when used: libchdb is large, and processes that talk to a server never need it; API
+  // processes beside a chDB owner open neither.
+  if (config.clickhouseUrl) {
+    const { openServerEngine } = await import('./server-engine.ts');
+    return openServerEngine({ url: config.clickhouseUrl, ...(config.database ? { database: config.database } : {}) });
+  }
   const { openChdbEngine } = await import('./chdb-engine.ts');
   return openChdbEngine({
     dataDir: path.join(config.dataDir, 'chdb'),

@@ -1,6 +1,7 @@
 // Structured pino logs shared by every role: readable lines on a terminal (pino-pretty), JSON lines otherwise.
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 
 export type { Logger };
 
@@ -14,6 +15,8 @@ export function createLogger(level: string, format: LogFormat = 'json', name = '
   const options = { name, level, redact: ['req.headers.authorization', 'req.headers["payment-signature"]'] };
   const usePretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   if (!usePretty) return pino(options);
+  // Loaded only for a terminal: a JSON logger (every API process of a deployment) never needs its code.
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => PrettyStream;
   // In-process and synchronous: lines are never lost when the process exits right after logging (a failed start).
   return pino(options, pretty({ sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
 }

@@ -1,7 +1,7 @@
 // The service as an operator runs it: `main.ts` processes, config checked at start, roles alone or together,
 // and a clean stop on SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +54,16 @@ async function waitForLog(proc: Proc, pattern: RegExp, timeoutMs = 90_000): Prom
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** The processes a process forked (an all-in-one service's API processes). */
+const childPids = (pid: number): number[] =>
+  readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+
+/** The embedded chain's and chDB's native libraries among what a process has mapped. */
+const heavyLibs = (pid: number): string[] => {
+  const libs = readFileSync(`/proc/${pid}/maps`, 'utf8').match(/(litesvm[^/\s]*\.node|libchdb\.so)$/gm) ?? [];
+  return [...new Set(libs.map((l) => (l.startsWith('litesvm') ? 'litesvm' : 'chdb')))].sort();
+};
 
 async function stopWithSigterm(proc: Proc): Promise<number | null> {
   proc.child.kill('SIGTERM');
@@ -168,6 +178,11 @@ describe('processes', () => {
     const all = start({ ...common, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOCALNET_PORT: String(rpcPort), API_WORKERS: '2' });
     await waitForLog(all, /"msg":"pfws started"/);
     expect(all.output()).toMatch(/"roles":\["api","indexer","worker"\],"apiProcesses":2/);
+    // Each process loads only the roles it runs: the embedded chain and chDB stay in the main process.
+    expect(heavyLibs(all.child.pid!)).toEqual(['chdb', 'litesvm']);
+    const apiPids = childPids(all.child.pid!);
+    expect(apiPids).toHaveLength(2);
+    for (const pid of apiPids) expect(heavyLibs(pid)).toEqual([]);
     const config = (await json(`http://127.0.0.1:${port}/api/protocol/v1/config`)).body;
     expect(config.rngChainHead).toMatch(/^[0-9a-f]{64}$/);
 
@@ -217,6 +232,7 @@ describe('processes', () => {
       waitForLog(indexer, /"roles":\["indexer"\],"apiProcesses":1,"api":null/),
       waitForLog(worker, /"roles":\["worker"\],"apiProcesses":1,"api":null/),
     ]);
+    for (const proc of [api, indexer, worker]) expect(heavyLibs(proc.child.pid!)).toEqual([]);
     const alone = (await json(`http://127.0.0.1:${apiPort}/api/protocol/v1/config`)).body;
     for (const field of ['usdcMint', 'vaultTokenAccount', 'vaultAuthority', 'operatorPublicKey', 'ackPublicKey', 'lpMint', 'rngChainHead']) {
       expect(alone[field], field).toBe(config[field]);
