@@ -1,12 +1,13 @@
 // Starts the service as a child process on embedded defaults (its own data dir, ports and Redis prefix).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { serviceBundle } from '../bin/build-service.ts';
 import { freePort } from '../chaos/ports.ts';
+import { childrenOf } from '../chaos/service-process.ts';
 
 export interface BenchService {
   api: string;
@@ -21,12 +22,7 @@ export interface BenchService {
   stop(): Promise<void>;
 }
 
-function processTree(pid: number): number[] {
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
-  );
-  return [pid, ...children.flatMap(processTree)];
-}
+const processTree = (pid: number): number[] => [pid, ...childrenOf(pid).flatMap(processTree)];
 
 const CLOCK_TICKS_PER_MS = 0.1; // USER_HZ is 100 on Linux
 function cpuMsOf(pid: number): number {

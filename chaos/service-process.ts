@@ -24,7 +24,8 @@ export interface UnexpectedExit {
   at: number;
 }
 
-function childrenOf(pid: number): number[] {
+/** The processes `pid` forked (none once it is gone). */
+export function childrenOf(pid: number): number[] {
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
       try {

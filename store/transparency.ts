@@ -271,13 +271,13 @@ export class TransparencyStore {
     const ids = items.map((item, i) => parseBetLogItem(item, start + i).receiptId);
     const entries: (string | Uint8Array | null)[] = kept?.(ids).map((e) => e ?? null) ?? ids.map(() => null);
     const unread = entries.flatMap((e, i) => (e === null ? [i] : []));
-    const pipeline = this.redis.pipeline();
-    for (const i of unread) pipeline.hget(this.keys.receipt(ids[i] as string), 'entry');
-    const replies = unread.length > 0 ? await pipelineReplies(pipeline) : [];
-    unread.forEach((i, j) => {
-      const value = replies[j];
-      entries[i] = typeof value === 'string' && value !== '' ? value : null;
-    });
+    if (unread.length > 0) {
+      const pipeline = this.redis.pipeline();
+      for (const i of unread) pipeline.hget(this.keys.receipt(ids[i] as string), 'entry');
+      (await pipelineReplies(pipeline)).forEach((value, j) => {
+        entries[unread[j] as number] = typeof value === 'string' && value !== '' ? value : null;
+      });
+    }
     const missing = entries.flatMap((e, i) => (e === null ? [i] : []));
     if (missing.length) {
       const bodies = await this.#fields(

@@ -1,13 +1,14 @@
 // The service as an operator runs it: `main.ts` processes, config checked at start, roles alone or together,
 // and a clean stop on SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVICE_BUNDLE } from '../../bin/build-service.ts';
+import { childrenOf } from '../../chaos/service-process.ts';
 import { ConfigError, loadConfig, parseRoles } from '../../config/env.ts';
 import { createRedis } from '../../store/redis.ts';
 import { startClickHouse, type ClickHouseServer } from '../helpers/clickhouse.ts';
@@ -54,10 +55,6 @@ async function waitForLog(proc: Proc, pattern: RegExp, timeoutMs = 90_000): Prom
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-
-/** The processes a process forked (an all-in-one service's API processes). */
-const childPids = (pid: number): number[] =>
-  readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
 
 /** The embedded chain's and chDB's native libraries among what a process has mapped. */
 const heavyLibs = (pid: number): string[] => {
@@ -180,7 +177,7 @@ describe('processes', () => {
     expect(all.output()).toMatch(/"roles":\["api","indexer","worker"\],"apiProcesses":2/);
     // Each process loads only the roles it runs: the embedded chain and chDB stay in the main process.
     expect(heavyLibs(all.child.pid!)).toEqual(['chdb', 'litesvm']);
-    const apiPids = childPids(all.child.pid!);
+    const apiPids = childrenOf(all.child.pid!);
     expect(apiPids).toHaveLength(2);
     for (const pid of apiPids) expect(heavyLibs(pid)).toEqual([]);
     const config = (await json(`http://127.0.0.1:${port}/api/protocol/v1/config`)).body;
