@@ -14,6 +14,7 @@ import type { TableName } from './tables.ts';
 import { parseJsonEachRow } from './json-rows.ts';
 import { rowBinaryBytes, rowBinaryType, type RowBinaryType } from './row-binary.ts';
 import { tsvBytes } from './tsv.ts';
+import { BufferPool } from '../store/buffer-pool.ts';
 
 export interface ChdbEngineOptions {
   /** Directory that holds the chDB data; created when missing. */
@@ -108,6 +109,8 @@ export class ChdbEngine implements AnalyticsEngine {
   private closed = false;
   /** Each table's column types, as DESCRIBE names them. */
   private readonly layouts = new Map<string, Promise<Map<string, string>>>();
+  /** What the RowBinary of inserts is written in: the shipper's and the archiver's run at once (a few MB each). */
+  private readonly buffers = new BufferPool(2, 32 * MIB);
 
   constructor(
     /** Runs every statement that writes (exec and insert). */
@@ -136,7 +139,11 @@ export class ChdbEngine implements AnalyticsEngine {
     if (rows.length === 0) return;
     if (this.closed) throw new EngineError('chDB engine is closed');
     const target = insertTarget(table, columns);
-    const binary = await this.rowBinary(target.table, target.columns, rows);
+    let taken: Buffer | undefined;
+    const binary = await this.rowBinary(target.table, target.columns, rows, (size) => {
+      taken = this.buffers.take(size);
+      return taken;
+    });
     if (binary) {
       const file = path.join(binary.dir, `${process.pid}-${++insertFiles}.rowbinary`);
       try {
@@ -155,6 +162,7 @@ export class ChdbEngine implements AnalyticsEngine {
       } finally {
         // One left behind (the disk refused) is removed when the engine next opens.
         await rm(file, { force: true }).catch(() => undefined);
+        if (taken) this.buffers.give(taken);
       }
       return;
     }
@@ -171,13 +179,14 @@ export class ChdbEngine implements AnalyticsEngine {
     table: string,
     columns: readonly string[],
     rows: readonly (readonly SqlValue[])[],
+    allocate: (size: number) => Buffer,
   ): Promise<{ dir: string; bytes: Buffer; structure: string } | null> {
     const dir = this.insertsDir;
     if (dir === null || GLOB_RE.test(dir)) return null;
     const layout = await this.layoutOf(table);
     const types = columns.map((c) => rowBinaryType(layout.get(c) ?? ''));
     if (types.some((t) => t === null)) return null;
-    const bytes = rowBinaryBytes(types as RowBinaryType[], rows);
+    const bytes = rowBinaryBytes(types as RowBinaryType[], rows, allocate);
     return bytes && { dir, bytes, structure: columns.map((c) => `${c} ${layout.get(c)}`).join(', ') };
   }
 

@@ -88,8 +88,13 @@ const varintLength = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n <
 /**
  * Rows as RowBinary, in the order of `types`; null when a value has no exact RowBinary form here (the caller then
  * sends TabSeparated, which ClickHouse parses with its own rules).
+ * @param allocate gives a buffer of at least the bytes' size, which they are written at the start of
  */
-export function rowBinaryBytes(types: readonly RowBinaryType[], rows: readonly (readonly SqlValue[])[]): Buffer | null {
+export function rowBinaryBytes(
+  types: readonly RowBinaryType[],
+  rows: readonly (readonly SqlValue[])[],
+  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+): Buffer | null {
   // One pass turns every value into what is written, and sizes the buffer; the second writes it.
   const values: (string | Uint8Array | bigint | number)[] = [];
   const textBytes: number[] = [];
@@ -119,7 +124,7 @@ export function rowBinaryBytes(types: readonly RowBinaryType[], rows: readonly (
       }
     }
   }
-  const out = Buffer.allocUnsafe(size);
+  const out = allocate(size).subarray(0, size);
   let at = 0;
   let text = 0;
   let v = 0;

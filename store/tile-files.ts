@@ -5,6 +5,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { BufferPool } from './buffer-pool.ts';
 
 /**
  * The files that record up to which size everything is written (outside the `tile/` and `receipts/` trees):
@@ -24,11 +25,8 @@ export interface TileLease {
   release(): void;
 }
 
-// Buffers kept for later reads, at most this many. A fresh buffer per read of a megabyte bundle counts as V8
-// external memory, and under an audit that pressure alone set off a full mark-compact of the API process's heap
-// about once a second (half of what serving the audit cost it); reused buffers leave that memory flat.
+// Buffers kept for later reads and writes, at most this many (store/buffer-pool.ts says why).
 const SPARE_BUFFERS = 8;
-const MIN_BUFFER = 16 * 1024;
 
 /** The whole file at `file` into `take(size)`'s buffer (read until its end: the file never changes once written). */
 function readInto(file: string, take: (size: number) => Buffer): Promise<{ buffer: Buffer; length: number }> {
@@ -60,7 +58,7 @@ function readInto(file: string, take: (size: number) => Buffer): Promise<{ buffe
 }
 
 export class TileFiles {
-  readonly #spare: Buffer[] = [];
+  readonly #spare = new BufferPool(SPARE_BUFFERS);
 
   constructor(readonly dir: string) {}
 
@@ -86,7 +84,7 @@ export class TileFiles {
   async lease(relative: string): Promise<TileLease | null> {
     let got: { buffer: Buffer; length: number };
     try {
-      got = await readInto(this.#file(relative), (size) => this.#take(size));
+      got = await readInto(this.#file(relative), (size) => this.#spare.take(size));
     } catch (err) {
       if (isMissing(err)) return null;
       throw err;
@@ -97,21 +95,9 @@ export class TileFiles {
       release: () => {
         if (released) return;
         released = true;
-        if (this.#spare.length < SPARE_BUFFERS) this.#spare.push(got.buffer);
+        this.#spare.give(got.buffer);
       },
     };
-  }
-
-  /** The smallest spare buffer that holds `size` bytes, or a new one. */
-  #take(size: number): Buffer {
-    let best = -1;
-    for (let i = 0; i < this.#spare.length; i++) {
-      const b = this.#spare[i] as Buffer;
-      if (b.length >= size && (best < 0 || b.length < (this.#spare[best] as Buffer).length)) best = i;
-    }
-    if (best >= 0) return this.#spare.splice(best, 1)[0] as Buffer;
-    // Rounded up to a power of two, so bundles of a similar size share buffers.
-    return Buffer.allocUnsafeSlow(Math.max(MIN_BUFFER, 2 ** Math.ceil(Math.log2(Math.max(size, 1)))));
   }
 
   /** Writes a tile whole or not at all (a reader never sees half a file): a temporary file renamed into place. */
@@ -121,6 +107,20 @@ export class TileFiles {
     const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(temporary, bytes);
     await rename(temporary, file);
+  }
+
+  /** Writes, as {@link write} does, the bytes `build` puts in the buffer it asks `allocate` for: a pooled one. */
+  async writeBuilt(relative: string, build: (allocate: (size: number) => Buffer) => Uint8Array): Promise<void> {
+    let taken: Buffer | undefined;
+    const bytes = build((size) => {
+      taken = this.#spare.take(size);
+      return taken;
+    });
+    try {
+      await this.write(relative, bytes);
+    } finally {
+      if (taken) this.#spare.give(taken);
+    }
   }
 
   /** The size up to which every full tile (or receipt bundle) is written; 0 when none is. */

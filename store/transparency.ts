@@ -243,7 +243,7 @@ export class TransparencyStore {
       const stored = await this.#stored(index, TILE_WIDTH, filledSize, kept);
       // The fill cursor said these are filled; a bundle that is not (yet) waits for a later call.
       if (!stored?.every((r) => r.anchor !== null)) break;
-      await files.write(receiptBundlePath(index), bundleBytes(stored));
+      await files.writeBuilt(receiptBundlePath(index), (allocate) => bundleBytes(stored, allocate));
       written++;
     }
     if (index * TILE_WIDTH > from) await files.setWrittenSize(index * TILE_WIDTH, 'receipts');
@@ -364,8 +364,9 @@ export const bundleJson = (stored: readonly StoredReceipt[]): string => `{"recei
 /**
  * The UTF-8 bytes of {@link bundleJson}, written piece by piece into one buffer: the bundle's text as one string (about
  * 1.2 MB for 256 receipts, a large object for the collector) and its copy into a buffer cost 2.2 ms a bundle, this 0.8.
+ * @param allocate gives a buffer of at least the bytes' size, which they are written at the start of
  */
-export function bundleBytes(stored: readonly StoredReceipt[]): Buffer {
+export function bundleBytes(stored: readonly StoredReceipt[], allocate: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
   const pieces: (string | Buffer)[] = ['{"receipts":['];
   stored.forEach((r, i) => {
     if (i > 0) pieces.push(',');
@@ -374,7 +375,7 @@ export function bundleBytes(stored: readonly StoredReceipt[]): Buffer {
   pieces.push(']}');
   let length = 0;
   for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-  const bytes = Buffer.allocUnsafe(length);
+  const bytes = allocate(length).subarray(0, length);
   let at = 0;
   for (const piece of pieces) at += typeof piece === 'string' ? bytes.write(piece, at) : piece.copy(bytes, at);
   return bytes;

@@ -63,6 +63,27 @@ describe('rowBinaryBytes', () => {
     }
   });
 
+  it('writes at the start of the buffer it asks `allocate` for, of the size it names', () => {
+    const types = ['String', 'UInt32'] as const;
+    const rows = [
+      ['a receipt', 7],
+      ['é', 4_294_967_295],
+    ];
+    const fresh = rowBinaryBytes([...types], rows) as Buffer;
+    const asked: number[] = [];
+    const larger = Buffer.alloc(64, 0xee);
+    const into = rowBinaryBytes([...types], rows, (size) => {
+      asked.push(size);
+      return larger;
+    }) as Buffer;
+    expect(asked).toEqual([fresh.length]);
+    expect(into.buffer).toBe(larger.buffer);
+    expect(into.byteOffset).toBe(larger.byteOffset);
+    expect(hex(into)).toBe(hex(fresh));
+    // Rows it has no form for are refused before anything is allocated.
+    expect(rowBinaryBytes(['UInt8'], [[256]], () => expect.unreachable())).toBeNull();
+  });
+
   it('answers null for what it has no exact form for, so the rows go as TabSeparated', () => {
     const refused: [Parameters<typeof rowBinaryBytes>[0][number], SqlValue][] = [
       ['UInt8', 256],
@@ -166,6 +187,25 @@ describe('chDB inserts as RowBinary', () => {
     await engine.insert('receipts', TABLE_COLUMNS.receipts, [receipt(1, 'a')]);
     expect(engine.binaryInserts).toBe(before + 1);
     expect(await engine.query('SELECT player FROM receipts')).toEqual([{ player: 'a' }]);
+    await engine.close();
+  });
+
+  it('keeps inserts that run at once on one engine apart, each in a buffer of its own, whatever sizes follow', async () => {
+    const engine = await open('RowBinary', 'concurrent');
+    const before = engine.binaryInserts;
+    // Sizes that grow and shrink, so the reused buffers are sometimes too small and sometimes larger than needed.
+    const sizes = [3, 40, 1, 25, 2, 60, 5, 33, 8, 12];
+    const player = (b: number) => `batch ${b} ${'x'.repeat(50 * b)}`;
+    let n = 0;
+    for (let round = 0; round < 2; round++) {
+      const batches = sizes.map((size, b) => Array.from({ length: size }, () => receipt(++n, player(b))));
+      await Promise.all(batches.map((rows) => engine.insert('receipts', TABLE_COLUMNS.receipts, rows)));
+    }
+    expect(engine.binaryInserts - before).toBe(2 * sizes.length);
+    const got = await engine.query<{ player: string; n: string }>('SELECT player, count() AS n FROM receipts GROUP BY player ORDER BY player');
+    expect(got).toEqual(sizes.map((size, b) => ({ player: player(b), n: String(2 * size) })).sort((x, y) => (x.player < y.player ? -1 : 1)));
+    const bodies = await engine.query<{ bad: string }>(`SELECT count() AS bad FROM receipts WHERE body != concat('{"text":"', player, '"}')`);
+    expect(bodies).toEqual([{ bad: '0' }]);
     await engine.close();
   });
 

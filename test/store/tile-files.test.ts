@@ -41,3 +41,27 @@ describe('TileFiles.lease', () => {
     expect(b.bytes.equals(bytesOf(280_000, 2))).toBe(true);
   });
 });
+
+describe('TileFiles.writeBuilt', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pfws-tile-files-built-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes what it built in a pooled buffer, and reuses that buffer for the next', async () => {
+    const files = new TileFiles(dir);
+    const given: Buffer[] = [];
+    const build = (fill: number, n: number) => (allocate: (size: number) => Buffer) => {
+      const buffer = allocate(n);
+      given.push(buffer);
+      return buffer.fill(fill, 0, n).subarray(0, n);
+    };
+    await files.writeBuilt('receipts/000', build(7, 200_000));
+    await files.writeBuilt('receipts/001', build(8, 150_000));
+    expect(given[1]?.buffer).toBe(given[0]?.buffer);
+    expect((await files.read('receipts/000'))?.equals(Buffer.alloc(200_000, 7))).toBe(true);
+    expect((await files.read('receipts/001'))?.equals(Buffer.alloc(150_000, 8))).toBe(true);
+    // Reads lease from the same pool: the buffer the writes used serves a read of a tile that fits it.
+    const lease = (await files.lease('receipts/001'))!;
+    expect(lease.bytes.buffer).toBe(given[0]?.buffer);
+    lease.release();
+  });
+});
