@@ -42,9 +42,13 @@ export async function startBenchService(env: Record<string, string> = {}, option
   const port = await freePort();
   let rpcPort = await freePort();
   while (rpcPort === port) rpcPort = await freePort();
-  // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the service for `--cpu-prof` analysis.
-  const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, await serviceBundle()], {
+  // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the service for `--cpu-prof` analysis; BENCH_NODE_ARGS adds
+  // Node flags (space-separated) to the service's processes, its API processes included (they inherit them).
+  const nodeArgs = [
+    ...(process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : []),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+  ];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, await serviceBundle()], {
     cwd: path.resolve(import.meta.dirname, '..'),
     env: {
       ...process.env,
