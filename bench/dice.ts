@@ -2,11 +2,13 @@
 // settled bet costs (per process, every thread) and how far analytics trail settlement at the top level.
 import { BenchPlayer, Timer, poolFor, runFor } from './client.ts';
 import { Redis } from 'ioredis';
-import type { BenchService } from './service.ts';
+import { minorFaultsOf, type BenchService } from './service.ts';
 import { ShipperLagSampler } from './shipper-lag.ts';
 
 interface CpuSample {
   service: { main: number; api: number };
+  /** Minor page faults so far: the service's processes, and Redis's when it runs on this machine (else null). */
+  faults: { main: number; api: number; redis: number | null };
   redisMs: number;
   clientMs: number;
   /** Redis commands run so far by name, those a script runs included (`INFO commandstats`). */
@@ -36,8 +38,16 @@ export async function cpuSample(service: BenchService, redis: Redis): Promise<Cp
   const info = await redis.info('cpu');
   const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
   const client = process.cpuUsage();
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+  let redisFaults: number | null = null;
+  try {
+    redisFaults = minorFaultsOf(redisPid);
+  } catch {
+    // Redis runs elsewhere (BENCH_REDIS_URL): its faults are not this machine's to read.
+  }
   return {
     service: service.cpuMs(),
+    faults: { ...service.minorFaults(), redis: redisFaults },
     redisMs: (seconds('used_cpu_sys') + seconds('used_cpu_user')) * 1000,
     clientMs: (client.user + client.system) / 1000,
     redisCalls: await redisCalls(redis),
@@ -104,6 +114,12 @@ export async function benchDice(service: BenchService, options: DiceBenchOptions
       figures[`${name}.cpuUsPerBet.main`] = perBet(after.service.main - before.service.main);
       figures[`${name}.cpuUsPerBet.redis`] = perBet(after.redisMs - before.redisMs);
       figures[`${name}.cpuUsPerBet.client`] = perBet(after.clientMs - before.clientMs);
+      // Machine-independent too: memory a process takes fresh from the system, which costs CPU on first touch.
+      const faultsPerBet = (a: number | null, b: number | null) => (a === null || b === null ? null : Math.round(((b - a) / run.done) * 10) / 10);
+      for (const which of ['main', 'api', 'redis'] as const) {
+        const n = faultsPerBet(before.faults[which], after.faults[which]);
+        if (n !== null) figures[`${name}.minorFaultsPerBet.${which}`] = n;
+      }
       // Machine-independent: what a bet asks of Redis, whatever the machine's speed that hour.
       const calls = callsPerBet(before.redisCalls, after.redisCalls, run.done);
       figures[`${name}.redisCallsPerBet`] = Math.round(calls.total * 10) / 10;
