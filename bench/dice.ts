@@ -1,6 +1,7 @@
 // Complete dice bets (prepare, commit, reveal, real signatures) at 1, 16 and 64 concurrent players, with the CPU each
 // settled bet costs (per process, every thread) and how far analytics trail settlement at the top level.
 import { BenchPlayer, Timer, poolFor, runFor } from './client.ts';
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { minorFaultsOf, type BenchService } from './service.ts';
 import { ShipperLagSampler } from './shipper-lag.ts';
@@ -41,9 +42,10 @@ export async function cpuSample(service: BenchService, redis: Redis): Promise<Cp
   const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
   let redisFaults: number | null = null;
   try {
-    redisFaults = minorFaultsOf(redisPid);
+    // A Redis elsewhere (BENCH_REDIS_URL) has its process id on another machine: this one's may be anything.
+    if (readFileSync(`/proc/${redisPid}/comm`, 'utf8').startsWith('redis')) redisFaults = minorFaultsOf(redisPid);
   } catch {
-    // Redis runs elsewhere (BENCH_REDIS_URL): its faults are not this machine's to read.
+    // No such process here.
   }
   return {
     service: service.cpuMs(),

@@ -112,11 +112,11 @@ export class TileFiles {
   /** Writes, as {@link write} does, the bytes `build` puts in the buffer it asks `allocate` for: a pooled one. */
   async writeBuilt(relative: string, build: (allocate: (size: number) => Buffer) => Uint8Array): Promise<void> {
     let taken: Buffer | undefined;
-    const bytes = build((size) => {
-      taken = this.#spare.take(size);
-      return taken;
-    });
     try {
+      const bytes = build((size) => {
+        taken = this.#spare.take(size);
+        return taken;
+      });
       await this.write(relative, bytes);
     } finally {
       if (taken) this.#spare.give(taken);
