@@ -36,6 +36,7 @@ import { ManifestStore } from './store/anchor-manifests.ts';
 import { RngStore } from './store/rng.ts';
 import { IndexerStore } from './store/indexer.ts';
 import { TransparencyStore } from './store/transparency.ts';
+import { RetentionStore, type ReceiptArchive } from './store/retention.ts';
 import { TrustRoots } from './transparency/trust-root.ts';
 import { checkpointOrigin } from './protocol/checkpoint.ts';
 import { WithdrawalStore } from './store/withdrawals.ts';
@@ -64,6 +65,7 @@ import { createServiceMetrics } from './api/service-metrics.ts';
 import type { TailDeps } from './funding/tail.ts';
 import type { PlayerDeps } from './funding/player.ts';
 import { DiceGame } from './games/dice.ts';
+import { Receipts } from './games/receipts.ts';
 import { SweeperGame } from './games/sweeper.ts';
 import { BetLifecycle } from './games/lifecycle.ts';
 import type { HouseDeps } from './house/view.ts';
@@ -82,7 +84,7 @@ import { EngineHolder } from './analytics/engine-holder.ts';
 import type { AnalyticsEngine } from './analytics/engine.ts';
 import { openAnalyticsEngine } from './analytics/open-engine.ts';
 import { migrate } from './analytics/migrations.ts';
-import { EngineReader, type AnalyticsReader, type ShippedActivity } from './analytics/reader.ts';
+import { EngineReader, engineArchive, type AnalyticsReader, type ShippedActivity } from './analytics/reader.ts';
 import { houseState } from './house/view.ts';
 import { microToNumber } from './protocol/money.ts';
 import { JournalStream, ShipperStore } from './store/analytics.ts';
@@ -105,6 +107,7 @@ export interface Stores {
   agents: AgentStore;
   heartbeats: HeartbeatStore;
   shipper: ShipperStore;
+  retention: RetentionStore;
 }
 
 /** What every role of this process shares: the stores, the chain, the operator keys, the games. */
@@ -133,6 +136,8 @@ export interface Core {
   links: ExplorerLinks;
   limits: LimitSettings;
   dice: DiceGame;
+  /** Public receipts, from Redis or, once dropped there, from the archive. */
+  receipts: Receipts;
   sweeper: SweeperGame;
   lifecycle: BetLifecycle;
   /** The chain tail: the indexer follows it, the worker's deadlines and the API's reads use it. */
@@ -246,6 +251,8 @@ interface Storage {
   stores: Stores;
   queueDepths: QueueDepths;
   analyticsEngine: EngineHolder | null;
+  /** Where receipts Redis no longer holds are read: this process's engine, or its owner's over IPC; null for none. */
+  archive: ReceiptArchive | null;
   close(): Promise<void>;
 }
 
@@ -295,6 +302,7 @@ async function openStorage(config: Config, logger: Logger, overrides: WiringOver
     if (!overrides.redis) await redis.quit().catch(() => redis.disconnect());
   };
   const scripts = defineScripts(redis);
+  const archive = overrides.analyticsReader ?? (analyticsEngine ? engineArchive(() => analyticsEngine.get()) : null);
   const stores: Stores = {
     ledger: new LedgerStore(redis, keys, scripts),
     bets: new BetStore(redis, keys, scripts, notAfter),
@@ -307,12 +315,13 @@ async function openStorage(config: Config, logger: Logger, overrides: WiringOver
     withdrawals: new WithdrawalStore(redis, keys, scripts, notAfter),
     lp: new LpStore(redis, keys, scripts),
     payments: new PaymentStore(redis, keys),
-    transparency: new TransparencyStore(redis, keys, config.tilesDir),
+    transparency: new TransparencyStore(redis, keys, config.tilesDir, archive),
     agents: new AgentStore(redis, keys, scripts),
     heartbeats: new HeartbeatStore(redis, keys),
     shipper: new ShipperStore(redis, keys, scripts),
+    retention: new RetentionStore(redis, keys, scripts),
   };
-  return { redis, keys, replication, stores, queueDepths, analyticsEngine, close };
+  return { redis, keys, replication, stores, queueDepths, analyticsEngine, archive, close };
 }
 
 interface Secrets {
@@ -413,7 +422,8 @@ function coreOf(config: Config, logger: Logger, clock: () => Date, storage: Stor
   };
   const links = explorerLinks({ baseUrl: config.EXPLORER_BASE_URL, cluster: config.cluster, rpcUrl: config.PUBLIC_RPC_URL ?? chain.rpcUrl });
 
-  const dice = new DiceGame({ bets: stores.bets, rng: stores.rng, ackOf });
+  const receipts = new Receipts({ bets: stores.bets, retention: stores.retention, archive: storage.archive });
+  const dice = new DiceGame({ bets: stores.bets, rng: stores.rng, ackOf, receipts });
   const sweeper = new SweeperGame({
     bets: stores.bets,
     tickets: stores.tickets,
@@ -486,6 +496,7 @@ function coreOf(config: Config, logger: Logger, clock: () => Date, storage: Stor
     links,
     limits,
     dice,
+    receipts,
     sweeper,
     lifecycle,
     tail,
@@ -534,6 +545,17 @@ function workerPartsOf(core: Core): WorkerDeps {
             stream: journal,
             lease: stores.shipper.lease,
             archive: { anchors: stores.anchors, manifests: stores.manifests, progress: stores.shipper },
+            ...(config.SETTLED_RETENTION_MS > 0
+              ? {
+                  retention: {
+                    store: stores.retention,
+                    archived: stores.shipper,
+                    files: stores.transparency,
+                    retentionMs: config.SETTLED_RETENTION_MS,
+                    clock,
+                  },
+                }
+              : {}),
             heartbeats: stores.heartbeats,
             clock,
             logger: workerLogger,
@@ -737,6 +759,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
     auth: stores.auth,
     challenges: api.challenges,
     bets: stores.bets,
+    receipts: w.receipts,
     anchors: stores.anchors,
     manifests: stores.manifests,
     rng: stores.rng,

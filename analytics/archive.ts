@@ -7,7 +7,8 @@
 import type { Manifest } from '../protocol/manifest.ts';
 import type { AnalyticsEngine } from './engine.ts';
 import type { ReceiptIndex } from './receipt-index.ts';
-import { dateTimeText, sql, type SqlValue } from './sql.ts';
+import type { ArchivedReceiptText } from '../store/retention.ts';
+import { dateTimeText, raw, sql, tuple, type SqlValue } from './sql.ts';
 import { TABLE_COLUMNS } from './tables.ts';
 
 /** A receipt as the archive takes it: its stored JSON (text, or its UTF-8 bytes), as is, and the fields it is indexed by. */
@@ -77,18 +78,39 @@ export async function archiveManifests(engine: AnalyticsEngine, records: readonl
   await engine.insert('manifests', TABLE_COLUMNS.manifests, rows);
 }
 
+/** Most receipt ids one read names (a receipt bundle's 256, with room). */
+export const MAX_ARCHIVED_READ = 512;
+
+/**
+ * The archived texts of these receipts, those the archive holds, in no particular order.
+ * @throws {EngineError} while ClickHouse cannot answer
+ */
+export async function archivedReceiptTexts(engine: AnalyticsEngine, receiptIds: readonly string[]): Promise<ArchivedReceiptText[]> {
+  const ids = [...new Set(receiptIds)];
+  if (ids.length === 0) return [];
+  if (ids.length > MAX_ARCHIVED_READ) throw new RangeError(`at most ${MAX_ARCHIVED_READ} receipts a read`);
+  const list = raw(tuple(ids));
+  // argMax and any(): unmerged parts may still hold several rows of one key.
+  const [bodies, anchors] = await Promise.all([
+    engine.query<{ receiptId: string; body: string }>(
+      sql`SELECT receiptId, argMax(body, version) AS body FROM receipts WHERE receiptId IN ${list} GROUP BY receiptId`,
+    ),
+    engine.query<{ receiptId: string; anchor: string }>(
+      sql`SELECT receiptId, any(anchor) AS anchor FROM receipt_anchors WHERE receiptId IN ${list} GROUP BY receiptId`,
+    ),
+  ]);
+  const anchorOf = new Map(anchors.map((a) => [a.receiptId, a.anchor]));
+  return bodies.map((r) => ({ receiptId: r.receiptId, body: r.body, anchor: anchorOf.get(r.receiptId) ?? null }));
+}
+
 /**
  * A receipt as the archive holds it: the body with its archived anchor in place of the one it settled with.
  * @returns null when the receipt is not archived; `anchored` when an anchor row was found for it
  */
 export async function archivedReceipt(engine: AnalyticsEngine, receiptId: string): Promise<{ receipt: Record<string, unknown>; anchored: boolean } | null> {
-  // argMax and any(): unmerged parts may still hold several rows of one key.
-  const [[row], [anchor]] = await Promise.all([
-    engine.query<{ body: string }>(sql`SELECT argMax(body, version) AS body FROM receipts WHERE receiptId = ${receiptId} GROUP BY receiptId`),
-    engine.query<{ anchor: string }>(sql`SELECT any(anchor) AS anchor FROM receipt_anchors WHERE receiptId = ${receiptId} GROUP BY receiptId`),
-  ]);
+  const [row] = await archivedReceiptTexts(engine, [receiptId]);
   if (!row) return null;
   const receipt = JSON.parse(row.body) as Record<string, unknown>;
-  if (anchor) receipt.anchor = JSON.parse(anchor.anchor) as unknown;
-  return { receipt, anchored: anchor !== undefined };
+  if (row.anchor !== null) receipt.anchor = JSON.parse(row.anchor) as unknown;
+  return { receipt, anchored: row.anchor !== null };
 }

@@ -7,13 +7,15 @@
  */
 import { isErrorCode, PfwsError } from '../protocol/errors.ts';
 import type { Activity, Rankings, Stats } from '../protocol/analytics.ts';
-import { parseQuery, unavailable, type ActivityQuery, type AnalyticsReader, type RankingsQuery, type ShippedActivity, type StatsQuery } from './reader.ts';
+import { parseQuery, parseReceiptIds, unavailable } from './reader.ts';
+import type { ActivityQuery, AnalyticsReader, ArchivedReceiptsQuery, RankingsQuery, ShippedActivity, StatsQuery } from './reader.ts';
+import type { ArchivedReceiptText } from '../store/retention.ts';
 
 const REQUEST = 'pfws:analytics:request';
 const REPLY = 'pfws:analytics:reply';
 
-type Method = 'activity' | 'shippedActivity' | 'rankings' | 'stats' | 'ping';
-const METHODS: readonly Method[] = ['activity', 'shippedActivity', 'rankings', 'stats', 'ping'];
+type Method = 'activity' | 'shippedActivity' | 'rankings' | 'stats' | 'archivedReceipts' | 'ping';
+const METHODS: readonly Method[] = ['activity', 'shippedActivity', 'rankings', 'stats', 'archivedReceipts', 'ping'];
 
 interface Request {
   type: typeof REQUEST;
@@ -118,6 +120,10 @@ export class IpcReader implements AnalyticsReader {
 
   async stats(query: StatsQuery): Promise<Stats> {
     return this.ask('stats', { ...parseQuery('stats', query) }) as Promise<Stats>;
+  }
+
+  async archivedReceipts(query: ArchivedReceiptsQuery): Promise<ArchivedReceiptText[]> {
+    return this.ask('archivedReceipts', { receiptIds: parseReceiptIds(query.receiptIds) }) as Promise<ArchivedReceiptText[]>;
   }
 
   async ping(): Promise<void> {

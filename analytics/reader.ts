@@ -10,6 +10,8 @@ import { AnalyticsRequestError, parseGame, parseLimit, parseMetric, parsePeriod,
 import type { GameFilter, Metric, Period, SourceFilter } from './params.ts';
 import type { Activity, Bankroll, Rankings, Stats } from '../protocol/analytics.ts';
 import { activity, rankings, shippedPlaySeq, stats } from './queries.ts';
+import { archivedReceiptTexts, MAX_ARCHIVED_READ } from './archive.ts';
+import type { ArchivedReceiptText, ReceiptArchive } from '../store/retention.ts';
 
 /** Query parameters as they arrive (strings from a URL, or already parsed). */
 export interface ActivityQuery {
@@ -25,6 +27,9 @@ export interface StatsQuery {
   game?: unknown;
   period?: unknown;
 }
+export interface ArchivedReceiptsQuery {
+  receiptIds?: unknown;
+}
 
 export interface AnalyticsReader {
   /** @throws {PfwsError} INVALID_REQUEST for a bad parameter, SERVICE_UNAVAILABLE while ClickHouse cannot answer */
@@ -38,6 +43,12 @@ export interface AnalyticsReader {
    * @throws {PfwsError} as {@link activity}
    */
   shippedActivity(query: ActivityQuery): Promise<ShippedActivity>;
+  /**
+   * The archived texts of receipts (`receiptIds`: 1 to 512 ids), those the archive holds: where receipts Redis no
+   * longer keeps are read (store/retention.ts). Never cached.
+   * @throws {PfwsError} INVALID_REQUEST for bad ids, SERVICE_UNAVAILABLE while ClickHouse cannot answer
+   */
+  archivedReceipts(query: ArchivedReceiptsQuery): Promise<ArchivedReceiptText[]>;
   /** Resolves when the engine answers a trivial query (readiness). */
   ping(): Promise<void>;
 }
@@ -88,6 +99,31 @@ export const unavailable = (cause: unknown): PfwsError =>
   new PfwsError('SERVICE_UNAVAILABLE', 'Analytics are unavailable right now (ClickHouse cannot answer); play is not affected, retry shortly', undefined, {
     cause,
   });
+
+/**
+ * Checks a list of receipt ids.
+ * @throws {PfwsError} INVALID_REQUEST unless it is 1 to 512 strings of 1 to 200 characters
+ */
+export function parseReceiptIds(ids: unknown): string[] {
+  const ok =
+    Array.isArray(ids) && ids.length > 0 && ids.length <= MAX_ARCHIVED_READ && ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 200);
+  if (!ok) throw new PfwsError('INVALID_REQUEST', `receiptIds must be 1 to ${MAX_ARCHIVED_READ} strings of 1 to 200 characters`);
+  return ids as string[];
+}
+
+/** The archive reads of an engine this process may query. */
+export function engineArchive(engine: () => Promise<AnalyticsEngine>): ReceiptArchive & Pick<AnalyticsReader, 'archivedReceipts'> {
+  return {
+    async archivedReceipts(query: ArchivedReceiptsQuery) {
+      const ids = parseReceiptIds(query.receiptIds);
+      try {
+        return await archivedReceiptTexts(await engine(), ids);
+      } catch (err) {
+        throw err instanceof EngineError ? unavailable(err) : err;
+      }
+    },
+  };
+}
 
 export interface EngineReaderDeps {
   /** The engine, opened on first use (see `EngineHolder.get`). */
@@ -141,6 +177,10 @@ export class EngineReader implements AnalyticsReader {
   async stats(query: StatsQuery): Promise<Stats> {
     const q = parseQuery('stats', query);
     return this.cached(`stats:${q.game}:${q.period}`, async (engine, now) => stats(engine, Object.assign({}, q, { now, bankroll: this.bankroll() })));
+  }
+
+  archivedReceipts(query: ArchivedReceiptsQuery): Promise<ArchivedReceiptText[]> {
+    return engineArchive(this.deps.engine).archivedReceipts(query);
   }
 
   async ping(): Promise<void> {

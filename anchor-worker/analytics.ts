@@ -15,6 +15,7 @@ import type { Lease } from '../store/lease.ts';
 import type { HeartbeatStore } from '../store/heartbeats.ts';
 import { archivePass, type ArchiverDeps } from '../analytics/archiver.ts';
 import { JournalShipper, type Checkpoint, type ShipperDeps } from '../analytics/shipper.ts';
+import { retentionPass, type RetentionDeps } from './retention.ts';
 
 export interface AnalyticsWorkerDeps {
   engine: EngineHolder;
@@ -36,6 +37,11 @@ export interface AnalyticsWorkerDeps {
    * @defaultValue 2000
    */
   archiveEveryMs?: number;
+  /**
+   * Drops settled plays' records from Redis once archived (anchor-worker/retention.ts), after each archive pass;
+   * absent (SETTLED_RETENTION_MS=0), Redis keeps them.
+   */
+  retention?: RetentionDeps;
   /** Shipper tuning (tests: short backoff). */
   shipper?: Pick<ShipperDeps, 'batchSize' | 'flushMs' | 'blockMs' | 'retry' | 'compactEveryMs'>;
 }
@@ -114,6 +120,7 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       if (performance.now() - archivedAt >= archiveEveryMs) {
         archivedAt = performance.now();
         await archivePass(engine, deps.archive);
+        if (deps.retention) await retentionPass(deps.retention).catch((err) => problem('dropping archived plays from Redis failed', err));
       }
     } catch (err) {
       problem('archiving receipts and manifests failed', err);

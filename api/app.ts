@@ -173,7 +173,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(healthPlugin, deps.ops);
 
   // Each route plugin gets only the parts it names (its options type is a Pick of ApiDeps).
-  const { auth, challenges, clock, config, bets, anchors, manifests, rng, lifecycle, dice, sweeper, player, house, withdrawals } = deps;
+  const { auth, challenges, clock, config, receipts, anchors, manifests, rng, lifecycle, dice, sweeper, player, house, withdrawals } = deps;
   const { topUps, chain, links, stateProofs, transparency, trustRoots, agentKeys, agents, activityStream, faucet, analytics, replication } = deps;
   await app.register(
     async (api) => {
@@ -183,14 +183,14 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(houseRoutes, { house });
       await api.register(devRoutes, { faucet });
       await api.register(diceRoutes, { lifecycle, dice });
-      await api.register(receiptRoutes, { bets });
+      await api.register(receiptRoutes, { receipts });
       await api.register(betLogRoutes, { anchors, links, chain });
       await api.register(journalRoutes, { manifests });
       await api.register(stateProofRoutes, { stateProofs });
       await api.register(sweeperRoutes, { lifecycle, sweeper });
       await api.register(transparencyRoutes, { transparency, trustRoots });
       await api.register(agentKeyRoutes, { agentKeys });
-      await api.register(mcpRoutes, { agents, bets, house, topUps, replication });
+      await api.register(mcpRoutes, { agents, receipts, house, topUps, replication });
       await api.register(activityStreamRoutes, { activityStream });
       await api.register(analyticsRoutes, { analytics });
     },

@@ -21,6 +21,7 @@ import type { ManifestStore } from '../store/anchor-manifests.ts';
 import type { AuthStore } from '../store/auth.ts';
 import type { ChallengeMac } from '../auth/challenge.ts';
 import type { BetStore } from '../store/bets.ts';
+import type { Receipts } from '../games/receipts.ts';
 import type { RngStore } from '../store/rng.ts';
 import type { TransparencyStore } from '../store/transparency.ts';
 import type { TrustRoots } from '../transparency/trust-root.ts';
@@ -62,6 +63,8 @@ export interface ApiDeps {
   /** Makes and checks sign-in challenge nonces under the secret every API process shares. */
   challenges: ChallengeMac;
   bets: BetStore;
+  /** Public receipts, from Redis or, once dropped there, from the archive. */
+  receipts: Receipts;
   anchors: AnchorStore;
   manifests: ManifestStore;
   rng: RngStore;

@@ -147,6 +147,12 @@ export const ConfigSchema = Type.Object({
   ),
   SCARCE_REVEAL_DEADLINE_MS: Int(1_000, 30 * 86_400_000, 300_000, 'The reveal deadline of a bet committed while exposure is scarce'),
   TICKET_IDLE_MS: Int(1_000, 30 * 86_400_000, 900_000, 'A Sweeper ticket with no turn in flight for this long is closed by the deadline worker'),
+  SETTLED_RETENTION_MS: Int(
+    0,
+    365 * 86_400_000,
+    3_600_000,
+    "How long a settled play's records (its bet, receipt, recovery seed and ended ticket: about 9 kB a Dice bet) stay in Redis after it settled, once the ClickHouse archive and the worker's TILES_DIR hold them; its receipt is then served from the archive, and a re-sent commit or reveal of it is refused as unknown. 0 keeps them in Redis for ever",
+  ),
   X402_FACILITATOR_URL: Url('Remote x402 facilitator; unset runs the embedded one, which pays fees with KEYS_DIR/x402.json'),
   MIN_TOP_UP_USDC: UsdcAmount('1', 'Smallest x402 top-up, USDC; a smaller one gets INVALID_BET_AMOUNT with details.minimum'),
   X402_MAX_CU_PRICE_MICROLAMPORTS: Int(

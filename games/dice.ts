@@ -11,12 +11,14 @@ import type { AckSource, BetRecord, BetStore } from '../store/bets.ts';
 import type { RngStore } from '../store/rng.ts';
 import { livePlayJson, type Game, type PrepareInput, type TurnOutcome, type TurnPlan, type TurnToSettle } from './game.ts';
 import { parseWager } from './lifecycle.ts';
-import { readReceipt } from './receipts.ts';
+import type { Receipts } from './receipts.ts';
 
 export interface DiceDeps {
   bets: BetStore;
   rng: RngStore;
   ackOf: (bet: AckSource) => Ack;
+  /** A settled bet's stored reply is read from its receipt (from the archive once Redis has dropped it). */
+  receipts: Pick<Receipts, 'read'>;
 }
 
 /** What a client sees of its bet before it commits: chance, multiplier and potential payout. */
@@ -156,7 +158,7 @@ export class DiceGame implements Game {
   }
 
   async storedReply(bet: BetRecord): Promise<Record<string, unknown>> {
-    const receipt = await readReceipt(this.deps.bets, diceReceiptId(bet.hash));
+    const receipt = await this.deps.receipts.read(diceReceiptId(bet.hash));
     if (!receipt) throw new Error(`settled bet ${bet.hash} has no receipt`);
     return replyOf(receipt as unknown as DiceReceipt);
   }

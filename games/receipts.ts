@@ -1,10 +1,40 @@
-// Public receipts: the stored body with its latest anchor merged in (the anchor is filled after the commit lands).
+/**
+ * Public receipts: the stored body with its latest anchor merged in (the anchor is filled after the commit lands).
+ * Redis holds a receipt until its play leaves it (store/retention.ts); the archive serves it from then on.
+ * @module
+ */
 import type { ReceiptAnchor } from '../protocol/receipt.ts';
 import type { BetStore } from '../store/bets.ts';
+import type { ReceiptArchive, RetentionStore } from '../store/retention.ts';
 
-export async function readReceipt(bets: Pick<BetStore, 'receipt'>, receiptId: string): Promise<Record<string, unknown> | null> {
-  const stored = await bets.receipt(receiptId);
-  if (!stored) return null;
+export interface ReceiptsDeps {
+  bets: Pick<BetStore, 'receipt'>;
+  retention: Pick<RetentionStore, 'prunedSize'>;
+  /** Where receipts no longer in Redis are read; null where this process reaches no archive. */
+  archive: ReceiptArchive | null;
+}
+
+export class Receipts {
+  constructor(private readonly deps: ReceiptsDeps) {}
+
+  /**
+   * The public receipt, or null when there is none with this id.
+   * @throws {PfwsError} SERVICE_UNAVAILABLE when Redis has dropped some receipts and the archive cannot answer
+   */
+  async read(receiptId: string): Promise<Record<string, unknown> | null> {
+    const stored = (await this.deps.bets.receipt(receiptId)) ?? (await this.#archived(receiptId));
+    return stored && receiptOf(stored);
+  }
+
+  async #archived(receiptId: string): Promise<{ body: string; anchor: string | null } | null> {
+    // While Redis has dropped nothing, it holds every receipt: an unknown id costs no archive query.
+    if (!this.deps.archive || (await this.deps.retention.prunedSize()) === 0) return null;
+    const [row] = await this.deps.archive.archivedReceipts({ receiptIds: [receiptId] });
+    return row ?? null;
+  }
+}
+
+function receiptOf(stored: { body: string; anchor: string | null }): Record<string, unknown> {
   const body = JSON.parse(stored.body) as Record<string, unknown>;
   if (stored.anchor) body.anchor = JSON.parse(stored.anchor) as ReceiptAnchor;
   return body;

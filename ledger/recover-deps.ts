@@ -8,10 +8,12 @@ import { ataOf, type ChainSetup } from '../chain/genesis.ts';
 import type { SolanaRpc } from '../chain/rpc.ts';
 import type { AnalyticsEngine } from '../analytics/engine.ts';
 import { RecoveryArchive } from '../analytics/recovery-archive.ts';
+import { engineArchive } from '../analytics/reader.ts';
 import { itemsSinceCheckpoint, type TailDeps } from '../funding/tail.ts';
 import { DiceGame } from '../games/dice.ts';
 import { SweeperGame } from '../games/sweeper.ts';
 import { TurnReplayer } from '../games/replay.ts';
+import { Receipts } from '../games/receipts.ts';
 import { AnchorStore } from '../store/anchor-store.ts';
 import { ManifestStore } from '../store/anchor-manifests.ts';
 import { BetStore } from '../store/bets.ts';
@@ -21,6 +23,7 @@ import type { Keys } from '../store/keys.ts';
 import { LedgerStore } from '../store/ledger.ts';
 import { LedgerRestore } from '../store/ledger-restore.ts';
 import { LpStore } from '../store/lp.ts';
+import { RetentionStore } from '../store/retention.ts';
 import { RngStore } from '../store/rng.ts';
 import { defineScripts } from '../store/scripts.ts';
 import { TicketStore } from '../store/tickets.ts';
@@ -53,6 +56,7 @@ export async function recoveryDeps(p: RecoveryParts): Promise<RecoverDeps> {
   const bets = new BetStore(redis, keys, scripts);
   const tickets = new TicketStore(redis, keys, scripts);
   const rng = new RngStore(redis, keys, scripts);
+  const receipts = new Receipts({ bets, retention: new RetentionStore(redis, keys, scripts), archive: engineArchive(async () => p.engine) });
   const keeperLpAccount = await ataOf(address(setup.vaultAuthority), address(setup.lpMint));
   const tail: TailDeps = {
     rpc,
@@ -71,7 +75,7 @@ export async function recoveryDeps(p: RecoveryParts): Promise<RecoverDeps> {
       if (!ack) throw new Error(`no archived ack of bet ${bet.hash}`);
       return ack;
     };
-    const dice = new DiceGame({ bets, rng, ackOf });
+    const dice = new DiceGame({ bets, rng, ackOf, receipts });
     const sweeper = new SweeperGame({ bets, tickets, rng, ackOf, aliasOf, clock, limits: p.limits, agentLimits: p.agentLimits });
     return new TurnReplayer({ bets, games: { dice, sweeper }, rngValue: p.rngValue });
   };

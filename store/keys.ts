@@ -86,6 +86,10 @@ export class Keys {
   readonly shipperLease = () => `${this.prefix}:analytics:shipper`;
   /** How far receipts and manifests were copied into the ClickHouse archive (bet-log sizes, journal seq). */
   readonly archiveProgress = () => `${this.prefix}:analytics:archive`;
+  /** The bet-log size below which settled plays' records were dropped from Redis (store/retention.ts). */
+  readonly retention = () => `${this.prefix}:retention`;
+  /** The session key that committed each bet whose record was dropped: betPayloadHash → `<wallet>:<sessionPubkey>`. */
+  readonly betSessionKeys = () => `${this.prefix}:retention:session-keys`;
   readonly playsChannel = () => `${this.prefix}:plays`;
   readonly meta = () => `${this.prefix}:meta`;
   /** Written before each WAIT, so the WAIT covers every write made before it, on any connection (store/replication.ts). */

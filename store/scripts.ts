@@ -39,6 +39,8 @@ export const SCRIPTS = {
   restoreTicketOpen: 9,
   restoreRecord: 7,
   restoreCommits: 3,
+  // -1: any number of keys (prune_settled.lua names the records it drops).
+  pruneSettled: -1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;
@@ -116,14 +118,15 @@ export function defineScripts(redis: Redis): Scripts {
     const source = src[name];
     const named = NAMED.has(name);
     scripts[name] = async (keys, args) => {
-      if (keys.length !== numberOfKeys) throw new Error(`${name} takes ${numberOfKeys} keys`);
+      if (numberOfKeys >= 0 ? keys.length !== numberOfKeys : keys.length === 0)
+        throw new Error(`${name} takes ${numberOfKeys >= 0 ? numberOfKeys : 'at least one'} keys`);
       const argv = [...keys, ...(named ? packFields(args) : (args as readonly (string | number)[]))];
       try {
-        return (await redis.evalsha(source.sha, numberOfKeys, ...argv)) as ScriptReply;
+        return (await redis.evalsha(source.sha, keys.length, ...argv)) as ScriptReply;
       } catch (err) {
         if (!isNoScript(err)) throw err;
         await loadScript(redis, source);
-        return (await redis.evalsha(source.sha, numberOfKeys, ...argv)) as ScriptReply;
+        return (await redis.evalsha(source.sha, keys.length, ...argv)) as ScriptReply;
       }
     };
   }

@@ -20,6 +20,7 @@ import { canonicalize } from '../protocol/jcs.ts';
 import { utf8 } from '../protocol/encoding.ts';
 import type { TrustRootKey, TrustRootRole } from '../protocol/trust-root.ts';
 import { pipelineReplies } from './redis.ts';
+import type { ArchivedReceiptText, ReceiptArchive } from './retention.ts';
 
 /** Where a session key's latest setup or revocation sits on-chain, as the indexer applied it. */
 export interface SessionKeyPointer {
@@ -60,11 +61,16 @@ export type KeptEntries = (receiptIds: readonly string[]) => (Uint8Array | undef
 export class TransparencyStore {
   readonly #files: TileFiles | null;
 
-  /** @param tilesDir where full tiles are kept as files (TILES_DIR); without it every tile is computed. */
+  /**
+   * @param tilesDir where full tiles are kept as files (TILES_DIR); without it every tile is computed.
+   * @param archive where the receipts of plays Redis no longer holds are read (store/retention.ts), to compute a tile
+   * this host has no file of.
+   */
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
     tilesDir?: string,
+    private readonly archive: ReceiptArchive | null = null,
   ) {
     this.#files = tilesDir ? new TileFiles(tilesDir) : null;
   }
@@ -87,6 +93,17 @@ export class TransparencyStore {
     // Storing is a cache: a host that cannot write there (read-only, full) still serves the computed bytes.
     if (bytes && full && this.#files) await this.#files.write(relative, bytes).catch(() => undefined);
     return bytes && { bytes, full, release: nothingToRelease };
+  }
+
+  /**
+   * The log size below which every entry bundle and receipt bundle is a file here (full ones only, so a multiple of
+   * 256): what may leave Redis (store/retention.ts). 0 without TILES_DIR.
+   */
+  async writtenSize(): Promise<number> {
+    const files = this.#files;
+    if (!files) return 0;
+    const [tiles, receipts] = await Promise.all([files.writtenSize('tiles'), files.writtenSize('receipts')]);
+    return Math.floor(Math.min(tiles, receipts) / TILE_WIDTH) * TILE_WIDTH;
   }
 
   #computeTile(tile: ParsedTilePath, size: number): Promise<Uint8Array | null> {
@@ -163,15 +180,28 @@ export class TransparencyStore {
    * Fields of the receipts of these entries (`[entry index, receipt id]`), in order; a receipt without
    * `fields[0]` (its body) is a broken log.
    */
-  async #fields(entries: readonly [number, string][], fields: readonly string[]): Promise<(string | null)[][]> {
+  async #fields(entries: readonly [number, string][], fields: readonly ('body' | 'anchor')[]): Promise<(string | null)[][]> {
     const pipeline = this.redis.pipeline();
     for (const [, id] of entries) pipeline.hmget(this.keys.receipt(id), ...fields);
-    const replies = await pipelineReplies(pipeline);
+    const replies = (await pipelineReplies(pipeline)) as (string | null)[][];
+    const dropped = entries.flatMap(([, id], i) => (replies[i]?.[0] ? [] : [id]));
+    const archived = dropped.length > 0 && this.archive ? await this.#archived(dropped) : null;
     return entries.map(([index, id], i) => {
-      const values = (replies[i] ?? []) as (string | null)[];
+      const row = archived?.get(id);
+      const values = row ? fields.map((f) => row[f]) : (replies[i] ?? []);
       if (!values[0]) throw new Error(`bet-log entry ${index} names receipt ${id}, which is not stored`);
       return values;
     });
+  }
+
+  /** The archived texts of receipts Redis no longer holds, by id. */
+  async #archived(ids: readonly string[]): Promise<Map<string, ArchivedReceiptText>> {
+    const out = new Map<string, ArchivedReceiptText>();
+    for (let i = 0; i < ids.length; i += TILE_WIDTH) {
+      const rows = await this.archive!.archivedReceipts({ receiptIds: ids.slice(i, i + TILE_WIDTH) });
+      for (const row of rows) out.set(row.receiptId, row);
+    }
+    return out;
   }
 
   /**
@@ -341,7 +371,12 @@ export class TransparencyStore {
 
   /** The on-chain pointer for the key that committed bet `betPayloadHash`; null when unknown. */
   async sessionKeyPointer(betPayloadHash: string): Promise<SessionKeyPointer | null> {
-    const [wallet, sessionPubkey] = await this.redis.hmget(this.keys.bet(betPayloadHash), 'wallet', 'sessionPubkey');
+    let [wallet, sessionPubkey] = await this.redis.hmget(this.keys.bet(betPayloadHash), 'wallet', 'sessionPubkey');
+    if (!wallet || !sessionPubkey) {
+      // A settled bet whose record left Redis (store/retention.ts) keeps only this.
+      const kept = await this.redis.hget(this.keys.betSessionKeys(), betPayloadHash);
+      [wallet, sessionPubkey] = kept ? kept.split(':') : [];
+    }
     if (!wallet || !sessionPubkey) return null;
     const raw = await this.redis.hget(this.keys.sessionKeys(wallet as Address), sessionPubkey);
     if (!raw) return null;

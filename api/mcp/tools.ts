@@ -9,11 +9,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { AgentArcade } from '../../agents/arcade.ts';
 import type { TopUps } from '../../payments/top-up.ts';
-import { readReceipt } from '../../games/receipts.ts';
+import type { Receipts } from '../../games/receipts.ts';
 import { parseWager } from '../../games/lifecycle.ts';
 import { houseView, type HouseDeps } from '../../house/view.ts';
 import { PfwsError } from '../../protocol/errors.ts';
-import type { BetStore } from '../../store/bets.ts';
 import type { ReplicationBarrier } from '../../store/replication.ts';
 import { paymentError, toolError, toolResult } from './envelopes.ts';
 import type { Address } from '../../protocol/address.ts';
@@ -21,7 +20,7 @@ import type { Address } from '../../protocol/address.ts';
 /** What the tools read and call. */
 export interface McpParts {
   agents: AgentArcade;
-  bets: Pick<BetStore, 'receipt'>;
+  receipts: Pick<Receipts, 'read'>;
   house: HouseDeps;
   topUps: TopUps;
   /** A tool's result goes out only once what it wrote is on the replicas (api/plugins/replicated.ts, for REST). */
@@ -211,7 +210,7 @@ export function agentServer(parts: McpParts, wallet: Address, log: FastifyBaseLo
     },
     async ({ id }) =>
       tool(async () => {
-        const receipt = await readReceipt(parts.bets, id);
+        const receipt = await parts.receipts.read(id);
         if (!receipt) throw new PfwsError('RECEIPT_NOT_FOUND', `No receipt with id ${id}`);
         const r = receipt as { game: string; status: string; betAmount: number; payout: number; source: string; anchor: { status: string } };
         return toolResult(

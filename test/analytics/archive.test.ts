@@ -1,7 +1,7 @@
 // Receipts, their anchors and manifests in the archive: a receipt reads back with its archived anchor in place,
 // re-sending changes nothing, and rows archived before anchors had a table of their own still read — on both engines.
 import { describe, expect, it } from 'vitest';
-import { archiveAnchors, archiveManifests, archiveReceipts, archivedReceipt, type ArchivedReceipt } from '../../analytics/archive.ts';
+import { archiveAnchors, archiveManifests, archiveReceipts, archivedReceipt, archivedReceiptTexts, type ArchivedReceipt } from '../../analytics/archive.ts';
 import { migrate } from '../../analytics/migrations.ts';
 import { receiptIndexOf } from '../../analytics/receipt-index.ts';
 import { dateTimeText } from '../../analytics/sql.ts';
@@ -76,6 +76,20 @@ describe.each(ENGINE_KINDS)('archive on %s', (kind) => {
     await engine.insert('receipts', TABLE_COLUMNS.receipts, [row(committed, 2)]);
     await engine.insert('receipts', TABLE_COLUMNS.receipts, [row(pending, 1)]);
     expect(await archivedReceipt(engine, id)).toEqual({ receipt: receipt(committed), anchored: false });
+  });
+
+  it('gives the texts of many receipts at once, as stored: each body with its archived anchor, or none', async () => {
+    const engine = await env.open();
+    await migrate(engine);
+    const bodies = ['a', 'b', 'c'].map((n) => JSON.stringify({ ...receipt(pending), id: `dice_${n}`, receiptId: `dice_${n}` }));
+    await archiveReceipts(engine, bodies.map(archived));
+    await archiveAnchors(engine, [{ receiptId: 'dice_b', anchorStatus: 'committed', anchor: JSON.stringify(committed) }]);
+    const rows = await archivedReceiptTexts(engine, ['dice_a', 'dice_b', 'dice_b', "dice_'missing"]);
+    expect(rows.sort((x, y) => x.receiptId.localeCompare(y.receiptId))).toEqual([
+      { receiptId: 'dice_a', body: bodies[0], anchor: null },
+      { receiptId: 'dice_b', body: bodies[1], anchor: JSON.stringify(committed) },
+    ]);
+    expect(await archivedReceiptTexts(engine, [])).toEqual([]);
   });
 
   it('stores a manifest once however often it is sent', async () => {

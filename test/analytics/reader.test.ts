@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IpcReader, serveAnalytics, type IpcPeer } from '../../analytics/cluster-ipc.ts';
+import { archiveAnchors, archiveReceipts } from '../../analytics/archive.ts';
 import { EngineError, type AnalyticsEngine, type Row } from '../../analytics/engine.ts';
 import { EngineHolder } from '../../analytics/engine-holder.ts';
 import { migrate } from '../../analytics/migrations.ts';
@@ -242,6 +243,21 @@ describe('the reader', () => {
     expect(await codeOf(reader.stats({ period: 'day' }))).toBe('SERVICE_UNAVAILABLE');
     state.down = false;
     stop2();
+    // Archived receipts, as the texts the archive holds; ids are checked before they cross.
+    const body = '{"id":"dice_ipc","receiptId":"dice_ipc","note":"kept \\"as is\\""}';
+    await archiveReceipts(engine, [
+      { receiptId: 'dice_ipc', game: 'dice', player: 'p_1', status: 'won', anchorStatus: 'pending_commit', createdAt: NOW.toISOString(), body },
+    ]);
+    await archiveAnchors(engine, [{ receiptId: 'dice_ipc', anchorStatus: 'committed', anchor: '{"status":"committed"}' }]);
+    const stop3 = serveAnalytics(hub as never, owner);
+    expect(await reader.archivedReceipts({ receiptIds: ['dice_ipc', 'dice_unknown'] })).toEqual([
+      { receiptId: 'dice_ipc', body, anchor: '{"status":"committed"}' },
+    ]);
+    for (const receiptIds of [[], 'dice_ipc', [7], ['x'.repeat(201)], Array.from({ length: 513 }, (_, i) => `r${i}`)]) {
+      expect(await codeOf(reader.archivedReceipts({ receiptIds }))).toBe('INVALID_REQUEST');
+    }
+    expect(sent.filter((m) => (m as { method?: string }).method === 'archivedReceipts')).toHaveLength(1);
+    stop3();
     // Nobody answers.
     const silent = new IpcReader(channel, 100);
     expect(await codeOf(silent.activity({}))).toBe('SERVICE_UNAVAILABLE');

@@ -2,7 +2,6 @@
 // lifecycle and the ledger's real scripts, with no edit to games/, store/ or any Lua file; the service never serves it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BetLifecycle } from '../../games/lifecycle.ts';
-import { readReceipt } from '../../games/receipts.ts';
 import { verifyAck, type Ack } from '../../protocol/ack.ts';
 import { betLogLeafHexOfJson } from '../../protocol/receipt.ts';
 import { verifyRngLink } from '../../protocol/rng-chain.ts';
@@ -19,7 +18,11 @@ beforeAll(async () => {
   config = (await http('GET', `${svc.api}/protocol/v1/config`)).body;
   const deps = svc.wiring.lifecycle.deps;
   // The registry is data: the service's games plus one more entry.
-  lifecycle = new BetLifecycle({ ...deps, observer: undefined, games: { ...deps.games, [COIN_FLIP]: new CoinFlipGame({ bets: deps.bets }) } });
+  lifecycle = new BetLifecycle({
+    ...deps,
+    observer: undefined,
+    games: { ...deps.games, [COIN_FLIP]: new CoinFlipGame({ bets: deps.bets, receipts: svc.wiring.receipts }) },
+  });
 });
 afterAll(async () => {
   await svc?.cleanup();
@@ -49,7 +52,7 @@ describe('a coin flip plugged in through the game registry', () => {
     expect(verifyAck(ack, config.ackPublicKey!)).toEqual({ ok: true });
 
     const receiptId = coinFlipReceiptId(prepared.betPayloadHash);
-    const receipt = (await readReceipt(svc.wiring.lifecycle.deps.bets, receiptId)) as Record<string, any>;
+    const receipt = (await svc.wiring.receipts.read(receiptId)) as Record<string, any>;
     expect(verifyRngLink(receipt.rngReveal, ack.rngIndex, config.rngChainHead!, 0)).toBe(true);
     const landed = landedSide(receipt.rngReveal, clientSeedRaw, prepared.betPayloadHash);
     const payout = landed === 'heads' ? 3_920_000n : 0n;

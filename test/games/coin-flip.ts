@@ -7,7 +7,7 @@ import { betLogEntryJson, betLogLeafHexOfJson } from '../../protocol/receipt.ts'
 import type { BetRecord, BetStore } from '../../store/bets.ts';
 import type { Game, GameName, PrepareInput, TurnOutcome, TurnPlan, TurnToSettle } from '../../games/game.ts';
 import { parseWager } from '../../games/lifecycle.ts';
-import { readReceipt } from '../../games/receipts.ts';
+import type { Receipts } from '../../games/receipts.ts';
 
 /** Not one of the service's games: the lifecycle knows it only through the registry the test hands it. */
 export const COIN_FLIP = 'coinflip' as GameName;
@@ -26,7 +26,7 @@ const callOf = (payload: BetPayload): Side => (payload.params as unknown as { ca
 export class CoinFlipGame implements Game {
   readonly name = COIN_FLIP;
 
-  constructor(readonly deps: { bets: BetStore }) {}
+  constructor(readonly deps: { bets: BetStore; receipts: Pick<Receipts, 'read'> }) {}
 
   async planTurn(_wallet: string, input: PrepareInput): Promise<TurnPlan> {
     const wager = parseWager(input.wager);
@@ -85,7 +85,7 @@ export class CoinFlipGame implements Game {
   }
 
   async storedReply(bet: BetRecord): Promise<Record<string, unknown>> {
-    const receipt = await readReceipt(this.deps.bets, coinFlipReceiptId(bet.hash));
+    const receipt = await this.deps.receipts.read(coinFlipReceiptId(bet.hash));
     if (!receipt) throw new Error(`settled coin flip ${bet.hash} has no receipt`);
     const { receiptId, call, landed, status, payout } = receipt;
     return { receiptId, call, landed, status, payout };

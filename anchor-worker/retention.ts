@@ -1,0 +1,50 @@
+/**
+ * Keeps Redis bounded: the records of settled plays leave it once they are kept elsewhere and older than the
+ * retention window (SETTLED_RETENTION_MS). Kept elsewhere means: the archive holds the receipt and its filled anchor
+ * (the archiver's progress), and this host's TILES_DIR holds the entry bundle and the receipt bundle of its entry.
+ * Run by the worker process that archives (it holds the shipper lease), after each archive pass that succeeded.
+ * @module
+ */
+import type { ShipperStore } from '../store/analytics.ts';
+import type { RetentionStore } from '../store/retention.ts';
+import type { TransparencyStore } from '../store/transparency.ts';
+
+export interface RetentionDeps {
+  store: Pick<RetentionStore, 'prune'>;
+  archived: Pick<ShipperStore, 'archiveProgress'>;
+  files: Pick<TransparencyStore, 'writtenSize'>;
+  /** How long a settled play stays in Redis after it settled. */
+  retentionMs: number;
+  clock: () => Date;
+}
+
+export interface RetentionPassOptions {
+  /**
+   * Entries per script call: each one frees about 9 kB per entry in Redis, which holds every other command
+   * meanwhile, so a call stays small.
+   * @defaultValue 256
+   */
+  batch?: number;
+  /**
+   * Most calls per pass. A pass follows each archive pass, about every 2 s, so this bounds how fast a backlog drains
+   * (8,192 entries a pass by default, twice the goal's settle rate).
+   * @defaultValue 32
+   */
+  maxBatches?: number;
+}
+
+/** @returns how many entries' records were dropped */
+export async function retentionPass(deps: RetentionDeps, options: RetentionPassOptions = {}): Promise<number> {
+  const batch = options.batch ?? 256;
+  const maxBatches = options.maxBatches ?? 32;
+  const [archived, written] = await Promise.all([deps.archived.archiveProgress(), deps.files.writtenSize()]);
+  const below = Math.min(archived.settled, archived.anchored, written);
+  const settledBeforeMs = deps.clock().getTime() - deps.retentionMs;
+  let dropped = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const n = await deps.store.prune(below, settledBeforeMs, batch);
+    dropped += n;
+    if (n < batch) break;
+  }
+  return dropped;
+}

@@ -1,0 +1,147 @@
+// Settled plays leave Redis once the archive and the tiles hold them and the retention window has passed: Redis
+// memory stays bounded, yet every receipt, tile and receipt bundle answers as before (from the archive and the
+// files), `pfws-verify all` passes the whole history, and a re-sent reveal of a dropped bet is refused without a
+// second settlement.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseBetLogItem } from '../../store/anchor-tree.ts';
+import { runCli } from '../../verifier/cli.ts';
+import { Player, http } from '../helpers/player.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+const RETENTION_MS = 600_000;
+/** One full entry bundle: what leaves Redis first. */
+const BUNDLE = 256;
+const PLAYS = BUNDLE + 24;
+
+let svc: TestService;
+let alice: Player;
+let bob: Player;
+let firstBet: { betPayloadHash: string; clientSeedRaw: string; revealMessage: string };
+let ticketId: string;
+/** The first bundle's receipt ids, in log order. */
+let ids: string[];
+const before = new Map<string, unknown>();
+const tilesBefore = new Map<string, Buffer>();
+
+const receipt = (id: string) => http('GET', `${svc.api}/receipts/${id}`);
+const raw = async (p: string) => Buffer.from(await (await fetch(`${svc.api}${p}`)).arrayBuffer());
+const TILES = ['/protocol/v1/bet-log/tile/entries/000', '/protocol/v1/bet-log/tile/0/000', '/protocol/v1/bet-log/receipts/000'];
+
+beforeAll(async () => {
+  svc = await startTestService({ SETTLED_RETENTION_MS: String(RETENTION_MS), ANCHOR_MAX_DELAY_MS: '100', MANIFEST_MAX_DELAY_MS: '100' });
+  [alice, bob] = await Promise.all([new Player(svc.api, svc.rpcUrl).onboard(100), new Player(svc.api, svc.rpcUrl).onboard(100)]);
+
+  // A Sweeper ticket first, so it falls in the first bundle: one row, then cash out (or it ends on that row).
+  const open = await bob.openTicket('easy', 1);
+  ticketId = open.body.ticket.id;
+  const choice = await bob.prepareChoice(ticketId, 0, 1);
+  const c = await bob.commitSweeper(choice.res.body);
+  const r = await bob.revealSweeper(choice.res.body.betPayloadHash, choice.clientSeedRaw, c.body.ack.revealMessage);
+  if (r.body.ticket.status === 'running') {
+    const cashout = await bob.prepareCashout(ticketId);
+    const cc = await bob.commitSweeper(cashout.res.body);
+    await bob.revealSweeper(cashout.res.body.betPayloadHash, cashout.clientSeedRaw, cc.body.ack.revealMessage);
+  }
+  const first = await alice.playDice({ wager: 0.1, target: 50 });
+  firstBet = { betPayloadHash: first.prepared.betPayloadHash, clientSeedRaw: first.clientSeedRaw, revealMessage: first.commit.ack.revealMessage };
+  const rest = PLAYS - 2;
+  await Promise.all([
+    (async () => {
+      for (let i = 0; i < rest / 2; i++) await alice.playDice({ wager: 0.1, target: 50 });
+    })(),
+    (async () => {
+      for (let i = 0; i < rest / 2; i++) await bob.playDice({ wager: 0.1, target: 60 });
+    })(),
+  ]);
+  const { redis, keys, stores } = svc.wiring;
+  // Anchored, filled, archived and written into the files.
+  await vi.waitFor(
+    async () => {
+      const [written, archived] = await Promise.all([stores.transparency.writtenSize(), stores.shipper.archiveProgress()]);
+      expect(Math.min(written, archived.settled, archived.anchored)).toBeGreaterThanOrEqual(BUNDLE);
+    },
+    { timeout: 60_000, interval: 200 },
+  );
+  ids = (await redis.lrange(keys.betLog(), 0, BUNDLE - 1)).map((item, i) => parseBetLogItem(item, i).receiptId);
+  for (const id of ids) before.set(id, (await receipt(id)).body.receipt);
+  for (const p of TILES) tilesBefore.set(p, await raw(p));
+}, 240_000);
+
+afterAll(async () => {
+  await svc?.cleanup();
+});
+
+describe('settled plays leaving Redis', () => {
+  it('stay while the retention window lasts', async () => {
+    const { stores, redis, keys } = svc.wiring;
+    // Two archive passes (2 s each) at least: still nothing dropped.
+    await new Promise((r) => setTimeout(r, 4_500));
+    expect(await stores.retention.prunedSize()).toBe(0);
+    expect(await redis.exists(keys.receipt(ids[0] as string))).toBe(1);
+  });
+
+  it('leave once it has passed: receipts, bets, recovery seeds and the ended ticket, for full bundles only', async () => {
+    const { stores, redis, keys } = svc.wiring;
+    await alice.post('/protocol/v1/dice/recovery-seed', { betPayloadHash: firstBet.betPayloadHash, clientSeedRaw: firstBet.clientSeedRaw });
+    expect(await redis.exists(keys.recoverySeed(firstBet.betPayloadHash))).toBe(1);
+    const memoryBefore = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    svc.clock.offsetMs = RETENTION_MS + 60_000;
+    await vi.waitFor(async () => expect(await stores.retention.prunedSize()).toBe(BUNDLE), { timeout: 20_000, interval: 200 });
+
+    const left = await Promise.all(ids.map((id) => redis.exists(keys.receipt(id))));
+    expect(left.filter((n) => n === 1)).toEqual([]);
+    const bet = await redis.exists(keys.bet(firstBet.betPayloadHash), keys.recoverySeed(firstBet.betPayloadHash), keys.ticket(ticketId));
+    expect(bet).toBe(0);
+    // Past the first full bundle, everything is still here.
+    const next = (await redis.lrange(keys.betLog(), BUNDLE, PLAYS - 1)).map((item, i) => parseBetLogItem(item, BUNDLE + i).receiptId);
+    expect(next).toHaveLength(PLAYS - BUNDLE);
+    expect((await Promise.all(next.map((id) => redis.exists(keys.receipt(id))))).every((n) => n === 1)).toBe(true);
+    // The log itself and its tree stay.
+    expect(await redis.llen(keys.betLog())).toBe(PLAYS);
+    const memoryAfter = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    expect(memoryBefore - memoryAfter).toBeGreaterThan(BUNDLE * 5_000);
+  });
+
+  it('answer every receipt as before, from the archive; an unknown id is still RECEIPT_NOT_FOUND', async () => {
+    for (const id of ids) {
+      const res = await receipt(id);
+      expect(res.status, id).toBe(200);
+      expect(res.body.receipt, id).toEqual(before.get(id));
+    }
+    expect((before.get(ids[0] as string) as { anchor: { status: string } }).anchor.status).toBe('committed');
+    const unknown = await receipt('dice_00000000000000000000000000000000');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('RECEIPT_NOT_FOUND');
+  });
+
+  it('serve the same tiles and receipt bundles, and the session key that committed each dropped bet', async () => {
+    for (const p of TILES) expect((await raw(p)).equals(tilesBefore.get(p)!), p).toBe(true);
+    const pointer = await http('GET', `${svc.api}/protocol/v1/session-keys/by-bet/${firstBet.betPayloadHash}`);
+    expect(pointer.status).toBe(200);
+    expect(pointer.body).toMatchObject({ betPayloadHash: firstBet.betPayloadHash, sessionPubkey: alice.session.publicKey });
+    expect(pointer.body.signature).toEqual(expect.any(String));
+  });
+
+  it('refuse a re-sent reveal of a dropped bet as unknown, and settle nothing twice', async () => {
+    const balance = (await alice.get('/protocol/v1/dice/session')).body.balance;
+    const again = await alice.revealDice(firstBet.betPayloadHash, firstBet.clientSeedRaw, firstBet.revealMessage);
+    expect(again.status).toBe(400);
+    expect(again.body.error.code).toBe('GAME_INPUT_REJECTED');
+    expect((await alice.get('/protocol/v1/dice/session')).body.balance).toBe(balance);
+    expect(await svc.wiring.redis.llen(svc.wiring.keys.betLog())).toBe(PLAYS);
+  });
+
+  it('leave a history `pfws-verify all` passes', async () => {
+    let out = '';
+    const code = await runCli(['all', '--api', svc.api, '--json'], {
+      out: (t) => (out += `${t}\n`),
+      err: () => {},
+      env: { PFWS_VERIFY_HOME: path.join(svc.dataDir, 'pfws-verify') },
+      tty: false,
+    });
+    const result = JSON.parse(out);
+    expect(result.results.filter((r: { ok: boolean }) => !r.ok)).toEqual([]);
+    expect(code).toBe(0);
+  });
+});
