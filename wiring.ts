@@ -805,6 +805,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
       service: createServiceMetrics({
         ledger: stores.ledger,
         anchors: stores.anchors,
+        retention: stores.retention,
         manifests: stores.manifests,
         heartbeats: stores.heartbeats,
         queues: w.queueDepths,

@@ -1,7 +1,7 @@
 /**
  * Gauges of the whole service, read from Redis and the chain when scraped (so every API process reports the same
  * values and a cluster counts them once): open exposure, anchor lag, queue depths, indexer lag in slots, the
- * roles' heartbeat ages, the analytics shipper's lag once it reports (`heartbeats.beat('shipper', ..., { shippedSeq })`), and
+ * roles' heartbeat ages, the settled plays Redis still holds, the analytics shipper's lag once it reports (`heartbeats.beat('shipper', ..., { shippedSeq })`), and
  * the x402 fee payer's SOL with its alert threshold.
  * @module
  */
@@ -13,11 +13,13 @@ import type { ManifestStore } from '../store/anchor-manifests.ts';
 import type { HeartbeatRole, HeartbeatStore } from '../store/heartbeats.ts';
 import type { LedgerStore } from '../store/ledger.ts';
 import type { QueueDepths } from '../store/queue-depths.ts';
+import type { RetentionStore } from '../store/retention.ts';
 import type { FeePayerWatch } from '../payments/fee-payer.ts';
 
 export interface ServiceMetricSources {
   ledger: Pick<LedgerStore, 'house'>;
   anchors: Pick<AnchorStore, 'progress' | 'entryCreatedAt'>;
+  retention: Pick<RetentionStore, 'prunedSize'>;
   manifests: Pick<ManifestStore, 'journalSeq'>;
   heartbeats: Pick<HeartbeatStore, 'read'>;
   queues: Pick<QueueDepths, 'counts'>;
@@ -65,6 +67,15 @@ export function createServiceMetrics(s: ServiceMetricSources): Registry {
     const at = p.logSize > p.committedSize ? Date.parse((await s.anchors.entryCreatedAt(p.committedSize)) ?? '') : Number.NaN;
     g.set(Number.isFinite(at) ? Math.max(0, (s.clock().getTime() - at) / 1000) : 0);
   });
+  gauge(
+    'pfws_redis_settled_entries',
+    'Settled bet-log entries whose plays Redis still holds (they leave it once archived, in the tiles and SETTLED_RETENTION_MS old)',
+    [],
+    async (g) => {
+      const [p, pruned] = await Promise.all([s.anchors.progress(), s.retention.prunedSize()]);
+      g.set(p.logSize - pruned);
+    },
+  );
   gauge('pfws_queue_jobs', 'BullMQ jobs per queue and state', ['queue', 'state'], async (g) => {
     for (const [queue, states] of Object.entries(await s.queues.counts())) {
       for (const [state, count] of Object.entries(states)) g.set({ queue, state }, count);

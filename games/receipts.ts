@@ -7,6 +7,9 @@ import type { ReceiptAnchor } from '../protocol/receipt.ts';
 import type { BetStore } from '../store/bets.ts';
 import type { ReceiptArchive, RetentionStore } from '../store/retention.ts';
 
+/** `<game>_<id>` (`dice_<32 hex>`, `sweeper_t_<24 hex>`): anything else is no receipt, and is never asked of the archive. */
+const RECEIPT_ID_RE = /^[a-z]{1,16}_[0-9a-z_]{1,64}$/;
+
 export interface ReceiptsDeps {
   bets: Pick<BetStore, 'receipt'>;
   retention: Pick<RetentionStore, 'prunedSize'>;
@@ -28,7 +31,7 @@ export class Receipts {
 
   async #archived(receiptId: string): Promise<{ body: string; anchor: string | null } | null> {
     // While Redis has dropped nothing, it holds every receipt: an unknown id costs no archive query.
-    if (!this.deps.archive || (await this.deps.retention.prunedSize()) === 0) return null;
+    if (!this.deps.archive || !RECEIPT_ID_RE.test(receiptId) || (await this.deps.retention.prunedSize()) === 0) return null;
     const [row] = await this.deps.archive.archivedReceipts({ receiptIds: [receiptId] });
     return row ?? null;
   }

@@ -26,6 +26,7 @@ const tilesBefore = new Map<string, Buffer>();
 
 const receipt = (id: string) => http('GET', `${svc.api}/receipts/${id}`);
 const raw = async (p: string) => Buffer.from(await (await fetch(`${svc.api}${p}`)).arrayBuffer());
+const settledGauge = async () => Number(/^pfws_redis_settled_entries (\S+)$/m.exec(await (await fetch(`${svc.apiUrl}/metrics`)).text())?.[1]);
 const TILES = ['/protocol/v1/bet-log/tile/entries/000', '/protocol/v1/bet-log/tile/0/000', '/protocol/v1/bet-log/receipts/000'];
 
 beforeAll(async () => {
@@ -85,6 +86,7 @@ describe('settled plays leaving Redis', () => {
     const { stores, redis, keys } = svc.wiring;
     await alice.post('/protocol/v1/dice/recovery-seed', { betPayloadHash: firstBet.betPayloadHash, clientSeedRaw: firstBet.clientSeedRaw });
     expect(await redis.exists(keys.recoverySeed(firstBet.betPayloadHash))).toBe(1);
+    expect(await settledGauge()).toBe(PLAYS);
     const memoryBefore = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
     svc.clock.offsetMs = RETENTION_MS + 60_000;
     await vi.waitFor(async () => expect(await stores.retention.prunedSize()).toBe(BUNDLE), { timeout: 20_000, interval: 200 });
@@ -101,6 +103,7 @@ describe('settled plays leaving Redis', () => {
     expect(await redis.llen(keys.betLog())).toBe(PLAYS);
     const memoryAfter = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
     expect(memoryBefore - memoryAfter).toBeGreaterThan(BUNDLE * 5_000);
+    expect(await settledGauge()).toBe(PLAYS - BUNDLE);
   });
 
   it('answer every receipt as before, from the archive; an unknown id is still RECEIPT_NOT_FOUND', async () => {

@@ -36,8 +36,10 @@ describe('Receipts.read', () => {
     const pruned = receiptsWith({ new_1: body('new_1') }, 256, 'up');
     expect(await pruned.receipts.read('new_1')).toMatchObject({ id: 'new_1' });
     expect(await pruned.receipts.read('old_1')).toEqual({ id: 'old_1', anchor: JSON.parse(anchor), createdAt: '2027-01-01T00:00:00.000Z' });
-    expect(await pruned.receipts.read('nope')).toBeNull();
-    expect(pruned.asked).toEqual([['old_1'], ['nope']]);
+    expect(await pruned.receipts.read('dice_nope')).toBeNull();
+    expect(await pruned.receipts.read("dice_' OR 1")).toBeNull();
+    expect(await pruned.receipts.read('x'.repeat(300))).toBeNull();
+    expect(pruned.asked).toEqual([['old_1'], ['dice_nope']]);
   });
 
   it('answers SERVICE_UNAVAILABLE, not "no such receipt", while the archive cannot answer', async () => {

@@ -87,6 +87,7 @@ describe('the fee payer watch', () => {
     const sources: ServiceMetricSources = {
       ledger: unused,
       anchors: unused,
+      retention: unused,
       manifests: unused,
       heartbeats: unused,
       queues: unused,
