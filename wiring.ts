@@ -36,7 +36,7 @@ import { ManifestStore } from './store/anchor-manifests.ts';
 import { RngStore } from './store/rng.ts';
 import { IndexerStore } from './store/indexer.ts';
 import { TransparencyStore } from './store/transparency.ts';
-import { RetentionStore, type ReceiptArchive } from './store/retention.ts';
+import { RetentionStore, type JournalArchive, type ReceiptArchive } from './store/retention.ts';
 import { TrustRoots } from './transparency/trust-root.ts';
 import { checkpointOrigin } from './protocol/checkpoint.ts';
 import { WithdrawalStore } from './store/withdrawals.ts';
@@ -252,7 +252,7 @@ interface Storage {
   queueDepths: QueueDepths;
   analyticsEngine: EngineHolder | null;
   /** Where receipts Redis no longer holds are read: this process's engine, or its owner's over IPC; null for none. */
-  archive: ReceiptArchive | null;
+  archive: (ReceiptArchive & JournalArchive) | null;
   close(): Promise<void>;
 }
 
@@ -309,7 +309,7 @@ async function openStorage(config: Config, logger: Logger, overrides: WiringOver
     tickets: new TicketStore(redis, keys, scripts, notAfter),
     auth: new AuthStore(redis, keys, scripts, { tokenCacheTtlMs: config.TOKEN_CACHE_TTL_MS }),
     anchors: new AnchorStore(redis, keys, scripts),
-    manifests: new ManifestStore(redis, keys, scripts),
+    manifests: new ManifestStore(redis, keys, scripts, archive),
     rng: new RngStore(redis, keys, scripts),
     indexer: new IndexerStore(redis, keys, scripts),
     withdrawals: new WithdrawalStore(redis, keys, scripts, notAfter),
@@ -551,6 +551,7 @@ function workerPartsOf(core: Core): WorkerDeps {
                     store: stores.retention,
                     archived: stores.shipper,
                     files: stores.transparency,
+                    manifests: stores.manifests,
                     retentionMs: config.SETTLED_RETENTION_MS,
                     clock,
                   },

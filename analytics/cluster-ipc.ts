@@ -7,15 +7,16 @@
  */
 import { isErrorCode, PfwsError } from '../protocol/errors.ts';
 import type { Activity, Rankings, Stats } from '../protocol/analytics.ts';
-import { parseQuery, parseReceiptIds, unavailable } from './reader.ts';
-import type { ActivityQuery, AnalyticsReader, ArchivedReceiptsQuery, RankingsQuery, ShippedActivity, StatsQuery } from './reader.ts';
+import { parseQuery, parseReceiptIds, parseSeqRange, unavailable } from './reader.ts';
+import type { ActivityQuery, AnalyticsReader, ArchivedEventsQuery, ArchivedReceiptsQuery, RankingsQuery, ShippedActivity, StatsQuery } from './reader.ts';
 import type { ArchivedReceiptText } from '../store/retention.ts';
+import type { JournalRecord } from '../store/journal-records.ts';
 
 const REQUEST = 'pfws:analytics:request';
 const REPLY = 'pfws:analytics:reply';
 
-type Method = 'activity' | 'shippedActivity' | 'rankings' | 'stats' | 'archivedReceipts' | 'ping';
-const METHODS: readonly Method[] = ['activity', 'shippedActivity', 'rankings', 'stats', 'archivedReceipts', 'ping'];
+type Method = 'activity' | 'shippedActivity' | 'rankings' | 'stats' | 'archivedReceipts' | 'archivedEvents' | 'ping';
+const METHODS: readonly Method[] = ['activity', 'shippedActivity', 'rankings', 'stats', 'archivedReceipts', 'archivedEvents', 'ping'];
 
 interface Request {
   type: typeof REQUEST;
@@ -124,6 +125,10 @@ export class IpcReader implements AnalyticsReader {
 
   async archivedReceipts(query: ArchivedReceiptsQuery): Promise<ArchivedReceiptText[]> {
     return this.ask('archivedReceipts', { receiptIds: parseReceiptIds(query.receiptIds) }) as Promise<ArchivedReceiptText[]>;
+  }
+
+  async archivedEvents(query: ArchivedEventsQuery): Promise<JournalRecord[]> {
+    return this.ask('archivedEvents', { ...parseSeqRange(query) }) as Promise<JournalRecord[]>;
   }
 
   async ping(): Promise<void> {

@@ -11,7 +11,9 @@ import type { GameFilter, Metric, Period, SourceFilter } from './params.ts';
 import type { Activity, Bankroll, Rankings, Stats } from '../protocol/analytics.ts';
 import { activity, rankings, shippedPlaySeq, stats } from './queries.ts';
 import { archivedReceiptTexts, MAX_ARCHIVED_READ } from './archive.ts';
-import type { ArchivedReceiptText, ReceiptArchive } from '../store/retention.ts';
+import { MAX_ARCHIVED_EVENTS, type ArchivedReceiptText, type JournalArchive, type ReceiptArchive } from '../store/retention.ts';
+import type { JournalRecord } from '../store/journal-records.ts';
+import { RecoveryArchive } from './recovery-archive.ts';
 
 /** Query parameters as they arrive (strings from a URL, or already parsed). */
 export interface ActivityQuery {
@@ -29,6 +31,10 @@ export interface StatsQuery {
 }
 export interface ArchivedReceiptsQuery {
   receiptIds?: unknown;
+}
+export interface ArchivedEventsQuery {
+  afterSeq?: unknown;
+  toSeq?: unknown;
 }
 
 export interface AnalyticsReader {
@@ -49,6 +55,12 @@ export interface AnalyticsReader {
    * @throws {PfwsError} INVALID_REQUEST for bad ids, SERVICE_UNAVAILABLE while ClickHouse cannot answer
    */
   archivedReceipts(query: ArchivedReceiptsQuery): Promise<ArchivedReceiptText[]>;
+  /**
+   * The archived journal events with `afterSeq < seq <= toSeq` (at most 1,000 seqs), in seq order: where events
+   * trimmed from the Redis stream are read. Never cached.
+   * @throws {PfwsError} INVALID_REQUEST for a bad range, SERVICE_UNAVAILABLE while ClickHouse cannot answer
+   */
+  archivedEvents(query: ArchivedEventsQuery): Promise<JournalRecord[]>;
   /** Resolves when the engine answers a trivial query (readiness). */
   ping(): Promise<void>;
 }
@@ -111,15 +123,42 @@ export function parseReceiptIds(ids: unknown): string[] {
   return ids as string[];
 }
 
+/**
+ * Checks a seq range.
+ * @throws {PfwsError} INVALID_REQUEST unless `0 <= afterSeq < toSeq <= afterSeq + 1000`, integers
+ */
+export function parseSeqRange(query: ArchivedEventsQuery): { afterSeq: number; toSeq: number } {
+  const { afterSeq, toSeq } = query;
+  const ok =
+    Number.isSafeInteger(afterSeq) &&
+    Number.isSafeInteger(toSeq) &&
+    (afterSeq as number) >= 0 &&
+    (toSeq as number) > (afterSeq as number) &&
+    (toSeq as number) - (afterSeq as number) <= MAX_ARCHIVED_EVENTS;
+  if (!ok) throw new PfwsError('INVALID_REQUEST', `afterSeq and toSeq must be integers with 0 <= afterSeq < toSeq <= afterSeq + ${MAX_ARCHIVED_EVENTS}`);
+  return { afterSeq: afterSeq as number, toSeq: toSeq as number };
+}
+
 /** The archive reads of an engine this process may query. */
-export function engineArchive(engine: () => Promise<AnalyticsEngine>): ReceiptArchive & Pick<AnalyticsReader, 'archivedReceipts'> {
+export function engineArchive(
+  engine: () => Promise<AnalyticsEngine>,
+): ReceiptArchive & JournalArchive & Pick<AnalyticsReader, 'archivedReceipts' | 'archivedEvents'> {
+  const unavailableOnEngineError = (err: unknown) => (err instanceof EngineError ? unavailable(err) : err);
   return {
+    async archivedEvents(query: ArchivedEventsQuery) {
+      const { afterSeq, toSeq } = parseSeqRange(query);
+      try {
+        return await new RecoveryArchive(await engine()).events(afterSeq, toSeq);
+      } catch (err) {
+        throw unavailableOnEngineError(err);
+      }
+    },
     async archivedReceipts(query: ArchivedReceiptsQuery) {
       const ids = parseReceiptIds(query.receiptIds);
       try {
         return await archivedReceiptTexts(await engine(), ids);
       } catch (err) {
-        throw err instanceof EngineError ? unavailable(err) : err;
+        throw unavailableOnEngineError(err);
       }
     },
   };
@@ -181,6 +220,10 @@ export class EngineReader implements AnalyticsReader {
 
   archivedReceipts(query: ArchivedReceiptsQuery): Promise<ArchivedReceiptText[]> {
     return engineArchive(this.deps.engine).archivedReceipts(query);
+  }
+
+  archivedEvents(query: ArchivedEventsQuery): Promise<JournalRecord[]> {
+    return engineArchive(this.deps.engine).archivedEvents(query);
   }
 
   async ping(): Promise<void> {

@@ -120,7 +120,7 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       if (performance.now() - archivedAt >= archiveEveryMs) {
         archivedAt = performance.now();
         await archivePass(engine, deps.archive);
-        if (deps.retention) await retentionPass(deps.retention).catch((err) => problem('dropping archived plays from Redis failed', err));
+        if (deps.retention) await retentionPass(deps.retention, shipper).catch((err) => problem('dropping archived plays from Redis failed', err));
       }
     } catch (err) {
       problem('archiving receipts and manifests failed', err);

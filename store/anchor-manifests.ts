@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
+import { MAX_ARCHIVED_EVENTS, type JournalArchive } from './retention.ts';
 import type { JournalEvent, Manifest, ManifestBody } from '../protocol/manifest.ts';
 
 /** A manifest with the seq range it covers (the seqs are ours; the contract's fields are in `manifest`). */
@@ -40,10 +41,12 @@ export function toPublicEvent(id: string, fields: string[]): JournalEvent {
 }
 
 export class ManifestStore {
+  /** @param archive where events trimmed from the stream are read (store/retention.ts); null: this process reads none */
   constructor(
     readonly redis: Redis,
     readonly keys: Keys,
     readonly scripts: Scripts,
+    readonly archive: JournalArchive | null = null,
   ) {}
 
   async state(): Promise<ManifestState> {
@@ -68,10 +71,30 @@ export class ManifestStore {
   }
 
   /**
-   * Up to `limit` events with `seq > afterSeq`, in order. Starts from the manifest that covers the
-   * next seq, so the scan is bounded by one manifest's events plus `limit`.
+   * Up to `limit` events with `seq > afterSeq`, in order: from the stream, and from the archive below the stream's
+   * oldest entry once older events were trimmed from it.
+   * @throws {PfwsError} SERVICE_UNAVAILABLE when trimmed events are asked for and the archive cannot answer
    */
   async eventsAfterSeq(afterSeq: number, limit: number): Promise<JournalEvent[]> {
+    const kept = await this.#streamEventsAfterSeq(afterSeq, limit);
+    if (!this.archive || (kept[0]?.seq ?? Number.POSITIVE_INFINITY) === afterSeq + 1) return kept;
+    // Read after the stream, so a trim in between only widens what the archive gives.
+    const [first] = await this.redis.xrange(this.keys.journal(), '-', '+', 'COUNT', 1);
+    const firstSeq = first ? toPublicEvent(first[0], first[1]).seq : (await this.journalSeq()) + 1;
+    if (firstSeq <= afterSeq + 1) return kept;
+    const archived: JournalEvent[] = [];
+    const toSeq = Math.min(firstSeq - 1, afterSeq + limit);
+    for (let from = afterSeq; from < toSeq; from += MAX_ARCHIVED_EVENTS) {
+      for (const r of await this.archive.archivedEvents({ afterSeq: from, toSeq: Math.min(toSeq, from + MAX_ARCHIVED_EVENTS) })) {
+        archived.push(toPublicEvent(r.id, ['seq', String(r.seq), 'type', r.type, 'at', r.at, 'data', r.data]));
+      }
+    }
+    const last = archived[archived.length - 1]?.seq ?? afterSeq;
+    return archived.concat(kept.filter((e) => e.seq > last)).slice(0, limit);
+  }
+
+  /** The stream's events with `seq > afterSeq`, from the manifest that covers the next seq: one manifest's events plus `limit` at most. */
+  async #streamEventsAfterSeq(afterSeq: number, limit: number): Promise<JournalEvent[]> {
     const hash = (await this.redis.zrevrangebyscore(this.keys.manifestsBySeq(), afterSeq + 1, '-inf', 'LIMIT', 0, 1))[0];
     const from = hash ? await this.get(hash) : null;
     const out: JournalEvent[] = [];

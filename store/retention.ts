@@ -11,6 +11,7 @@ import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
 import { parseBetLogItem } from './anchor-tree.ts';
 import { pipelineReplies } from './redis.ts';
+import type { JournalRecord } from './journal-records.ts';
 
 /** A receipt's stored texts as the archive holds them: its body as it settled, and its filled anchor (null: none archived). */
 export interface ArchivedReceiptText {
@@ -23,6 +24,15 @@ export interface ArchivedReceiptText {
 export interface ReceiptArchive {
   /** The archived texts of those receipts the archive holds, in no particular order. */
   archivedReceipts(query: { receiptIds: readonly string[] }): Promise<ArchivedReceiptText[]>;
+}
+
+/** Most seqs one archived-events read spans. */
+export const MAX_ARCHIVED_EVENTS = 1000;
+
+/** Where journal events trimmed from the Redis stream are read: the ClickHouse archive (`journal_events`). */
+export interface JournalArchive {
+  /** Archived events with `afterSeq < seq <= toSeq` (at most 1,000 seqs a read), in seq order. */
+  archivedEvents(query: { afterSeq: number; toSeq: number }): Promise<JournalRecord[]>;
 }
 
 const SWEEPER_RECEIPT = 'sweeper_';

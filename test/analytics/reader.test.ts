@@ -257,6 +257,21 @@ describe('the reader', () => {
       expect(await codeOf(reader.archivedReceipts({ receiptIds }))).toBe('INVALID_REQUEST');
     }
     expect(sent.filter((m) => (m as { method?: string }).method === 'archivedReceipts')).toHaveLength(1);
+    // Archived journal events by seq range, checked before they cross too.
+    const row = journalRowOf('5-0', ['seq', '900001', 'type', 'bet_committed', 'at', NOW.toISOString(), 'data', '{"x":1}'])!;
+    await engine.insert('journal_events', JOURNAL_COLUMNS, [journalValues(row)]);
+    expect(await reader.archivedEvents({ afterSeq: 900_000, toSeq: 900_001 })).toEqual([
+      { seq: 900_001, id: '5-0', type: 'bet_committed', at: NOW.toISOString(), data: '{"x":1}' },
+    ]);
+    for (const range of [
+      { afterSeq: 1, toSeq: 1 },
+      { afterSeq: -1, toSeq: 3 },
+      { afterSeq: 0, toSeq: 1001 },
+      { afterSeq: '0', toSeq: 2 },
+    ]) {
+      expect(await codeOf(reader.archivedEvents(range))).toBe('INVALID_REQUEST');
+    }
+    expect(sent.filter((m) => (m as { method?: string }).method === 'archivedEvents')).toHaveLength(1);
     stop3();
     // Nobody answers.
     const silent = new IpcReader(channel, 100);

@@ -1,7 +1,7 @@
-// Settled plays leave Redis once the archive and the tiles hold them and the retention window has passed: Redis
-// memory stays bounded, yet every receipt, tile and receipt bundle answers as before (from the archive and the
-// files), `pfws-verify all` passes the whole history, and a re-sent reveal of a dropped bet is refused without a
-// second settlement.
+// Settled plays leave Redis once the archive and the tiles hold them and the retention window has passed, and
+// journal events once manifests cover them: Redis memory stays bounded, yet every receipt, tile, receipt bundle and
+// journal event answers as before (from the archive and the files), `pfws-verify all` passes the whole history, and
+// a re-sent reveal of a dropped bet is refused without a second settlement.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseBetLogItem } from '../../store/anchor-tree.ts';
@@ -22,6 +22,7 @@ let ticketId: string;
 /** The first bundle's receipt ids, in log order. */
 let ids: string[];
 const before = new Map<string, unknown>();
+let eventsBefore: unknown[];
 const tilesBefore = new Map<string, Buffer>();
 
 const receipt = (id: string) => http('GET', `${svc.api}/receipts/${id}`);
@@ -67,7 +68,19 @@ beforeAll(async () => {
   ids = (await redis.lrange(keys.betLog(), 0, BUNDLE - 1)).map((item, i) => parseBetLogItem(item, i).receiptId);
   for (const id of ids) before.set(id, (await receipt(id)).body.receipt);
   for (const p of TILES) tilesBefore.set(p, await raw(p));
+  eventsBefore = await allEvents();
 }, 240_000);
+
+/** Every journal event, page by page (pages of 250, so pages straddle what the stream and the archive hold). */
+async function allEvents(): Promise<unknown[]> {
+  const out: { seq: number }[] = [];
+  for (;;) {
+    const page = await http('GET', `${svc.api}/protocol/v1/journal/events?afterSeq=${out.at(-1)?.seq ?? 0}&limit=250`);
+    expect(page.status).toBe(200);
+    out.push(...page.body.events);
+    if (page.body.events.length < 250) return out;
+  }
+}
 
 afterAll(async () => {
   await svc?.cleanup();
@@ -80,6 +93,7 @@ describe('settled plays leaving Redis', () => {
     await new Promise((r) => setTimeout(r, 4_500));
     expect(await stores.retention.prunedSize()).toBe(0);
     expect(await redis.exists(keys.receipt(ids[0] as string))).toBe(1);
+    expect(await redis.xlen(keys.journal())).toBeGreaterThanOrEqual(eventsBefore.length);
   });
 
   it('leave once it has passed: receipts, bets, recovery seeds and the ended ticket, for full bundles only', async () => {
@@ -116,6 +130,21 @@ describe('settled plays leaving Redis', () => {
     const unknown = await receipt('dice_00000000000000000000000000000000');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('RECEIPT_NOT_FOUND');
+  });
+
+  it('trim the journal stream once manifests cover it, and serve the same events from the archive', async () => {
+    const { redis, keys } = svc.wiring;
+    expect(eventsBefore.length).toBeGreaterThan(2 * PLAYS);
+    await vi.waitFor(async () => expect(await redis.xlen(keys.journal())).toBeLessThan(eventsBefore.length / 4), { timeout: 20_000, interval: 200 });
+    const after = await allEvents();
+    expect(after.slice(0, eventsBefore.length)).toEqual(eventsBefore);
+    // One page that starts in the archive and ends in the stream.
+    const [first] = await redis.xrange(keys.journal(), '-', '+', 'COUNT', 1);
+    const firstSeq = Number(first![1][first![1].indexOf('seq') + 1]);
+    const page = await http('GET', `${svc.api}/protocol/v1/journal/events?afterSeq=${firstSeq - 3}&limit=5`);
+    const want = [0, 1, 2, 3, 4].map((i) => firstSeq - 2 + i).filter((seq) => seq <= page.body.lastSeq);
+    expect(want.length).toBeGreaterThan(2);
+    expect(page.body.events.map((e: { seq: number }) => e.seq)).toEqual(want);
   });
 
   it('serve the same tiles and receipt bundles, and the session key that committed each dropped bet', async () => {

@@ -1,7 +1,8 @@
 // Settled plays' records leaving Redis (store/retention.ts): in log order, only below the bound and only those
 // settled before the cutoff; every record of a play goes at once (receipt, bets, recovery seeds, ended ticket), the
 // session key of each bet stays, and a pruner that read a stale cursor drops nothing. A host without the tile files
-// then computes the same tiles and receipt bundles from the archive.
+// then computes the same tiles and receipt bundles from the archive, and journal events trimmed from the stream are
+// read from the archive.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { retentionPass } from '../../anchor-worker/retention.ts';
@@ -10,6 +11,9 @@ import { createRedis } from '../../store/redis.ts';
 import { RetentionStore, type ArchivedReceiptText } from '../../store/retention.ts';
 import { defineScripts } from '../../store/scripts.ts';
 import { TransparencyStore } from '../../store/transparency.ts';
+import { ManifestStore } from '../../store/anchor-manifests.ts';
+import type { JournalRecord } from '../../store/journal-records.ts';
+import { PfwsError } from '../../protocol/errors.ts';
 
 const T = Date.parse('2027-05-01T12:00:00.000Z');
 const at = (minutesAgo: number) => new Date(T - minutesAgo * 60_000).toISOString();
@@ -109,11 +113,32 @@ describe('RetentionStore.prune', () => {
 });
 
 describe('retentionPass', () => {
+  const deps = (latestEventId: string | null) => ({
+    store: { prune: async () => 0 },
+    archived: { archiveProgress: async () => ({ settled: 0, anchored: 0, manifestSeq: 0 }) },
+    files: { writtenSize: async () => 0 },
+    manifests: { latest: async () => (latestEventId ? ({ manifest: { lastEventId: latestEventId } } as never) : null) },
+    retentionMs: 60_000,
+    clock: () => new Date(T),
+  });
+
+  it('trims the journal below what the newest manifest covers and the window, never without a manifest', async () => {
+    const kept: string[] = [];
+    const journal = { trim: async (id: string) => (kept.push(id), 5) };
+    expect(await retentionPass(deps(`${T - 120_000}-3`), journal)).toEqual({ plays: 0, events: 5 });
+    expect(await retentionPass(deps(`${T}-0`), journal)).toEqual({ plays: 0, events: 5 });
+    expect(kept).toEqual([`${T - 120_000}-3`, `${T - 60_000}-0`]);
+    expect(await retentionPass(deps(null), journal)).toEqual({ plays: 0, events: 0 });
+    expect(await retentionPass(deps(`${T}-0`), null)).toEqual({ plays: 0, events: 0 });
+    expect(kept).toHaveLength(2);
+  });
+
   it('bounds the drop by what the archive and the files hold, and drains a backlog in batches', async () => {
     const calls: [number, number, number][] = [];
     let backlog = 1_000;
     const dropped = await retentionPass(
       {
+        ...deps(null),
         store: {
           prune: async (below, before, limit) => {
             calls.push([below, before, limit]);
@@ -124,12 +149,11 @@ describe('retentionPass', () => {
         },
         archived: { archiveProgress: async () => ({ settled: 9_000, anchored: 5_120, manifestSeq: 0 }) },
         files: { writtenSize: async () => 7_680 },
-        retentionMs: 60_000,
-        clock: () => new Date(T),
       },
+      null,
       { batch: 256, maxBatches: 3 },
     );
-    expect(dropped).toBe(768);
+    expect(dropped).toEqual({ plays: 768, events: 0 });
     expect(calls).toEqual(Array.from({ length: 3 }, () => [5_120, T - 60_000, 256]));
   });
 });
@@ -163,6 +187,45 @@ describe('tiles of dropped plays on a host without the files', () => {
     } finally {
       const all = await redis.keys(`${keys.prefix}:*`);
       if (all.length) await redis.del(...all);
+      await redis.quit();
+    }
+  });
+});
+
+describe('journal events trimmed from the stream', () => {
+  it('are read from the archive below the oldest entry, and a failing archive is never taken for no events', async () => {
+    const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const keys = new Keys(`test-retention-journal-${randomBytes(4).toString('hex')}`);
+    try {
+      const record = (seq: number): JournalRecord => ({ id: `${1000 + seq}-0`, seq, type: 'bet_settled', at: at(30), data: `{"n":${seq}}` });
+      const all = Array.from({ length: 30 }, (_, i) => record(i + 1));
+      for (const r of all) await redis.xadd(keys.journal(), r.id, 'seq', r.seq, 'type', r.type, 'at', r.at, 'data', r.data);
+      await redis.set(keys.journalSeq(), '30');
+      const down = { on: false };
+      const archive = {
+        archivedEvents: async ({ afterSeq, toSeq }: { afterSeq: number; toSeq: number }) => {
+          if (down.on) throw new PfwsError('SERVICE_UNAVAILABLE', 'down');
+          return all.filter((r) => r.seq > afterSeq && r.seq <= toSeq);
+        },
+      };
+      const store = new ManifestStore(redis, keys, defineScripts(redis), archive);
+      const whole = await store.eventsAfterSeq(0, 100);
+      expect(whole.map((e) => e.seq)).toEqual(all.map((r) => r.seq));
+      await redis.xtrim(keys.journal(), 'MINID', '1021-0');
+      expect(await store.eventsAfterSeq(0, 100)).toEqual(whole);
+      expect(await store.eventsAfterSeq(17, 6)).toEqual(whole.slice(17, 23));
+      expect(await store.eventsAfterSeq(25, 100)).toEqual(whole.slice(25));
+      down.on = true;
+      await expect(store.eventsAfterSeq(5, 10)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      // What the stream still holds needs no archive.
+      expect(await store.eventsAfterSeq(20, 100)).toEqual(whole.slice(20));
+      // Everything trimmed: the counter says what there was.
+      await redis.xtrim(keys.journal(), 'MAXLEN', 0);
+      down.on = false;
+      expect(await store.eventsAfterSeq(28, 100)).toEqual(whole.slice(28));
+    } finally {
+      const left = await redis.keys(`${keys.prefix}:*`);
+      if (left.length) await redis.del(...left);
       await redis.quit();
     }
   });
