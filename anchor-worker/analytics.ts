@@ -47,6 +47,7 @@ export interface AnalyticsWorkerDeps {
 }
 
 const LEASE_MS = 15_000;
+const TRIM_EVERY_MS = 60_000;
 
 export interface AnalyticsWorker {
   /** The running shipper while this process holds the lease, else null. */
@@ -59,6 +60,7 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
   const passMs = deps.passMs ?? 1_000;
   const archiveEveryMs = deps.archiveEveryMs ?? 2_000;
   let archivedAt = Number.NEGATIVE_INFINITY;
+  let trimmedAt = Number.NEGATIVE_INFINITY;
   const { logger } = deps;
   let leader = false;
   let migrated = false;
@@ -120,7 +122,12 @@ export function startAnalyticsWorker(deps: AnalyticsWorkerDeps): AnalyticsWorker
       if (performance.now() - archivedAt >= archiveEveryMs) {
         archivedAt = performance.now();
         await archivePass(engine, deps.archive);
-        if (deps.retention) await retentionPass(deps.retention, shipper).catch((err) => problem('dropping archived plays from Redis failed', err));
+        // The trim reads the shipped checkpoint from ClickHouse (a scan of journal_events' seqs): once a minute is enough.
+        const now = deps.clock().getTime();
+        const trim = now - trimmedAt >= TRIM_EVERY_MS;
+        if (trim) trimmedAt = now;
+        if (deps.retention)
+          await retentionPass(deps.retention, trim ? shipper : null).catch((err) => problem('dropping archived plays from Redis failed', err));
       }
     } catch (err) {
       problem('archiving receipts and manifests failed', err);
