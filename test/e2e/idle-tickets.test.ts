@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { expectVerifiedAll } from '../helpers/verify-all.ts';
 import { Player, http } from '../helpers/player.ts';
 import { expectConserved } from '../helpers/conservation.ts';
 import { closeIdleTickets } from '../../games/deadlines.ts';
@@ -170,21 +171,8 @@ describe('an idle Sweeper ticket', () => {
       },
       { timeout: 20_000, interval: 100 },
     );
-    let out = '';
-    const code = await runCli(['all', '--api', svc.api, '--json'], {
-      out: (t) => (out += `${t}\n`),
-      err: () => {},
-      env: { PFWS_VERIFY_HOME: path.join(svc.dataDir, 'pfws-verify') },
-      tty: false,
-    });
-    const result = JSON.parse(out);
-    expect(result.results.filter((r: { ok: boolean }) => !r.ok)).toEqual([]);
-    expect(code).toBe(0);
     // The idle closes were checked among the log's entries (one summary report for the whole log).
-    const passed = result.results.flatMap((r: { checks: { name: string; status: string }[] }) =>
-      r.checks.filter((c) => c.status === 'pass').map((c) => c.name),
-    );
-    expect(passed).toContain('closed-by');
+    expect(await expectVerifiedAll(svc)).toContain('closed-by');
   });
 
   it('keeps the default maxExposure at 25% of NAV', async () => {

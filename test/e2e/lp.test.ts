@@ -2,11 +2,11 @@
 // design §3's formula; play moves NAV; a redemption is paid at the same price; a first depositor cannot inflate the
 // price; redemptions wait, in order, while free liquidity is short. The books balance after every test, and the
 // verifier (`pfws-verify all`) passes with withdrawals and LP flows in the history.
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSolanaRpc } from '@solana/kit';
 import { getTransferCheckedInstruction } from '@solana-program/token';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { expectVerifiedAll } from '../helpers/verify-all.ts';
 import { Player, http } from '../helpers/player.ts';
 import { expectConserved, keeperAtRest } from '../helpers/conservation.ts';
 import { lpDeposit, lpRedeem, lpWallet, mintedTo as mintedToWallet, pool as poolOf, tokenOf as tokenOfWallet, waitFor } from '../helpers/lp.ts';
@@ -15,7 +15,6 @@ import { ataOf } from '../../chain/genesis.ts';
 import { sendAndConfirm } from '../../chain/send.ts';
 import { redemptionValue, sharesForDeposit, VIRTUAL_SHARES } from '../../protocol/lp-shares.ts';
 import { formatMicro, microToNumber } from '../../protocol/money.ts';
-import { runCli } from '../../verifier/cli.ts';
 
 const USDC = 1_000_000n;
 let svc: TestService;
@@ -253,19 +252,6 @@ describe('the verifier', () => {
       const [size, state] = await Promise.all([redis.llen(keys.betLog()), redis.hmget(keys.anchor(), 'committedSize', 'filled')]);
       expect([Number(state[0]), Number(state[1])]).toEqual([size, size]);
     });
-    let out = '';
-    const code = await runCli(['all', '--api', svc.api, '--json'], {
-      out: (t) => (out += `${t}\n`),
-      err: () => {},
-      env: { PFWS_VERIFY_HOME: path.join(svc.dataDir, 'pfws-verify') },
-      tty: false,
-    });
-    const result = JSON.parse(out);
-    expect(result.results.filter((r: { ok: boolean }) => !r.ok)).toEqual([]);
-    expect(code).toBe(0);
-    const passed = result.results.flatMap((r: { checks: { name: string; status: string }[] }) =>
-      r.checks.filter((c) => c.status === 'pass').map((c) => c.name),
-    );
-    expect(passed).toContain('solvency');
+    expect(await expectVerifiedAll(svc)).toContain('solvency');
   });
 });

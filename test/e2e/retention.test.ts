@@ -2,12 +2,11 @@
 // journal events once manifests cover them: Redis memory stays bounded, yet every receipt, tile, receipt bundle and
 // journal event answers as before (from the archive and the files), `pfws-verify all` passes the whole history, and
 // a re-sent reveal of a dropped bet is refused without a second settlement.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseBetLogItem } from '../../store/anchor-tree.ts';
-import { runCli } from '../../verifier/cli.ts';
 import { Player, http } from '../helpers/player.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { expectVerifiedAll } from '../helpers/verify-all.ts';
 
 const RETENTION_MS = 600_000;
 /** One full entry bundle: what leaves Redis first. */
@@ -165,15 +164,6 @@ describe('settled plays leaving Redis', () => {
   });
 
   it('leave a history `pfws-verify all` passes', async () => {
-    let out = '';
-    const code = await runCli(['all', '--api', svc.api, '--json'], {
-      out: (t) => (out += `${t}\n`),
-      err: () => {},
-      env: { PFWS_VERIFY_HOME: path.join(svc.dataDir, 'pfws-verify') },
-      tty: false,
-    });
-    const result = JSON.parse(out);
-    expect(result.results.filter((r: { ok: boolean }) => !r.ok)).toEqual([]);
-    expect(code).toBe(0);
+    await expectVerifiedAll(svc);
   });
 });
