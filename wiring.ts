@@ -251,7 +251,7 @@ interface Storage {
   stores: Stores;
   queueDepths: QueueDepths;
   analyticsEngine: EngineHolder | null;
-  /** Where receipts Redis no longer holds are read: this process's engine, or its owner's over IPC; null for none. */
+  /** Where receipts and journal events Redis no longer holds are read: this process's engine, or its owner's over IPC; null for none. */
   archive: (ReceiptArchive & JournalArchive) | null;
   close(): Promise<void>;
 }

@@ -38,8 +38,8 @@ export interface AnalyticsWorkerDeps {
    */
   archiveEveryMs?: number;
   /**
-   * Drops settled plays' records from Redis once archived (anchor-worker/retention.ts), after each archive pass;
-   * absent (SETTLED_RETENTION_MS=0), Redis keeps them.
+   * Drops settled plays' records and old journal events from Redis once archived (anchor-worker/retention.ts), after
+   * each archive pass; absent (SETTLED_RETENTION_MS=0), Redis keeps them.
    */
   retention?: RetentionDeps;
   /** Shipper tuning (tests: short backoff). */
