@@ -25,15 +25,15 @@ export interface RetentionDeps {
 
 export interface RetentionPassOptions {
   /**
-   * Entries per script call: each one frees about 9 kB per entry in Redis, which holds every other command
-   * meanwhile, so a call stays small.
-   * @defaultValue 256
+   * Entries per script call. Redis runs nothing else while the script runs: measured here, about 0.7 ms for 64
+   * entries and 2.1–2.5 ms for 256, for about a third more CPU per entry at 64.
+   * @defaultValue 64
    */
   batch?: number;
   /**
    * Most calls per pass. A pass follows each archive pass, about every 2 s, so this bounds how fast a backlog drains
    * (8,192 entries a pass by default, twice the goal's settle rate).
-   * @defaultValue 32
+   * @defaultValue 128
    */
   maxBatches?: number;
 }
@@ -47,8 +47,8 @@ export async function retentionPass(
   journal: Pick<JournalShipper, 'trim'> | null,
   options: RetentionPassOptions = {},
 ): Promise<{ plays: number; events: number }> {
-  const batch = options.batch ?? 256;
-  const maxBatches = options.maxBatches ?? 32;
+  const batch = options.batch ?? 64;
+  const maxBatches = options.maxBatches ?? 128;
   const [archived, written] = await Promise.all([deps.archived.archiveProgress(), deps.files.writtenSize()]);
   const below = Math.min(archived.settled, archived.anchored, written);
   const settledBeforeMs = deps.clock().getTime() - deps.retentionMs;

@@ -17,6 +17,7 @@ import { benchSse } from './sse.ts';
 import { benchMixed } from './mixed.ts';
 import { benchIngest } from './ingest.ts';
 import { benchRedisClient } from './redis-client.ts';
+import { benchRetention } from './retention.ts';
 import { RedisServer } from '../chaos/redis-server.ts';
 
 /** What a benchmark gets: the shared service (started on first use), and a way to stop it to have the machine alone. */
@@ -69,6 +70,7 @@ const BENCHES: Record<string, Bench> = {
   analytics: async ({ service }) => ({ ...(await benchAnalytics()), ...(await benchSse(await service())) }),
   sse: async ({ service }) => benchSse(await service()),
   'redis-client': async () => benchRedisClient(),
+  retention: async () => benchRetention(),
   // Two services of its own, one after the other, each alone on the machine.
   ingest: async ({ stopService }) => {
     await stopService();
