@@ -16,7 +16,7 @@ const PLAYS = BUNDLE + 24;
 let svc: TestService;
 let alice: Player;
 let bob: Player;
-let firstBet: { betPayloadHash: string; clientSeedRaw: string; revealMessage: string };
+let firstBet: { betPayloadHash: string; clientSeedRaw: string; revealMessage: string; prepared: any };
 let ticketId: string;
 /** The first bundle's receipt ids, in log order. */
 let ids: string[];
@@ -45,7 +45,12 @@ beforeAll(async () => {
     await bob.revealSweeper(cashout.res.body.betPayloadHash, cashout.clientSeedRaw, cc.body.ack.revealMessage);
   }
   const first = await alice.playDice({ wager: 0.1, target: 50 });
-  firstBet = { betPayloadHash: first.prepared.betPayloadHash, clientSeedRaw: first.clientSeedRaw, revealMessage: first.commit.ack.revealMessage };
+  firstBet = {
+    betPayloadHash: first.prepared.betPayloadHash,
+    clientSeedRaw: first.clientSeedRaw,
+    revealMessage: first.commit.ack.revealMessage,
+    prepared: first.prepared,
+  };
   const rest = PLAYS - 2;
   await Promise.all([
     (async () => {
@@ -154,8 +159,11 @@ describe('settled plays leaving Redis', () => {
     expect(pointer.body.signature).toEqual(expect.any(String));
   });
 
-  it('refuse a re-sent reveal of a dropped bet as unknown, and settle nothing twice', async () => {
+  it('refuse a re-sent commit or reveal of a dropped bet, and stake or settle nothing twice', async () => {
     const balance = (await alice.get('/protocol/v1/dice/session')).body.balance;
+    const commit = await alice.commitDice(firstBet.prepared);
+    expect(commit.status).toBe(400);
+    expect(commit.body.error.code).toBe('GAME_INPUT_REJECTED');
     const again = await alice.revealDice(firstBet.betPayloadHash, firstBet.clientSeedRaw, firstBet.revealMessage);
     expect(again.status).toBe(400);
     expect(again.body.error.code).toBe('GAME_INPUT_REJECTED');
