@@ -84,7 +84,7 @@ import { EngineHolder } from './analytics/engine-holder.ts';
 import type { AnalyticsEngine } from './analytics/engine.ts';
 import { openAnalyticsEngine } from './analytics/open-engine.ts';
 import { migrate } from './analytics/migrations.ts';
-import { EngineReader, engineArchive, type AnalyticsReader, type ShippedActivity } from './analytics/reader.ts';
+import { EngineReader, engineArchive, type AnalyticsReader, type EngineArchive, type ShippedActivity } from './analytics/reader.ts';
 import { houseState } from './house/view.ts';
 import { microToNumber } from './protocol/money.ts';
 import { JournalStream, ShipperStore } from './store/analytics.ts';
@@ -251,6 +251,8 @@ interface Storage {
   stores: Stores;
   queueDepths: QueueDepths;
   analyticsEngine: EngineHolder | null;
+  /** The archive reads of this process's engine, under its ARCHIVE_READS_PER_SEC budget; null without one. */
+  ownArchive: EngineArchive | null;
   /** Where receipts and journal events Redis no longer holds are read: this process's engine, or its owner's over IPC; null for none. */
   archive: (ReceiptArchive & JournalArchive) | null;
   close(): Promise<void>;
@@ -302,7 +304,8 @@ async function openStorage(config: Config, logger: Logger, overrides: WiringOver
     if (!overrides.redis) await redis.quit().catch(() => redis.disconnect());
   };
   const scripts = defineScripts(redis);
-  const archive = overrides.analyticsReader ?? (analyticsEngine ? engineArchive(() => analyticsEngine.get()) : null);
+  const ownArchive = analyticsEngine ? engineArchive(() => analyticsEngine.get(), config.ARCHIVE_READS_PER_SEC) : null;
+  const archive = overrides.analyticsReader ?? ownArchive;
   const stores: Stores = {
     ledger: new LedgerStore(redis, keys, scripts),
     bets: new BetStore(redis, keys, scripts, notAfter),
@@ -321,7 +324,7 @@ async function openStorage(config: Config, logger: Logger, overrides: WiringOver
     shipper: new ShipperStore(redis, keys, scripts),
     retention: new RetentionStore(redis, keys, scripts),
   };
-  return { redis, keys, replication, stores, queueDepths, analyticsEngine, archive, close };
+  return { redis, keys, replication, stores, queueDepths, analyticsEngine, ownArchive, archive, close };
 }
 
 interface Secrets {
@@ -475,7 +478,7 @@ function coreOf(config: Config, logger: Logger, clock: () => Date, storage: Stor
     clock,
     startedAtMs: chain.startedAtMs,
   };
-  const analytics = overrides.analyticsReader ?? analyticsReaderOf(config, clock, storage.analyticsEngine, house);
+  const analytics = overrides.analyticsReader ?? analyticsReaderOf(config, clock, storage, house);
   return {
     config,
     logger,
@@ -511,8 +514,10 @@ function coreOf(config: Config, logger: Logger, clock: () => Date, storage: Stor
 }
 
 /** Analytics from this process's own engine, with the house value read from the chain for the bankroll. */
-function analyticsReaderOf(config: Config, clock: () => Date, engine: EngineHolder | null, house: HouseDeps): AnalyticsReader {
+function analyticsReaderOf(config: Config, clock: () => Date, storage: Pick<Storage, 'analyticsEngine' | 'ownArchive'>, house: HouseDeps): AnalyticsReader {
+  const engine = storage.analyticsEngine;
   return new EngineReader({
+    ...(storage.ownArchive ? { archive: storage.ownArchive } : {}),
     engine: async () => {
       if (!engine) throw new PfwsError('SERVICE_UNAVAILABLE', 'Analytics are not served by this process');
       return engine.get();

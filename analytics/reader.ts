@@ -139,14 +139,35 @@ export function parseSeqRange(query: ArchivedEventsQuery): { afterSeq: number; t
   return { afterSeq: afterSeq as number, toSeq: toSeq as number };
 }
 
-/** The archive reads of an engine this process may query. */
-export function engineArchive(
-  engine: () => Promise<AnalyticsEngine>,
-): ReceiptArchive & JournalArchive & Pick<AnalyticsReader, 'archivedReceipts' | 'archivedEvents'> {
+/** The archive reads of an engine, as this process makes them. */
+export type EngineArchive = ReceiptArchive & JournalArchive & Pick<AnalyticsReader, 'archivedReceipts' | 'archivedEvents'>;
+
+/**
+ * The archive reads of an engine this process may query, at most `readsPerSec` a second (a bucket of as many): each
+ * is a query of its own, 5–13 ms of chDB's CPU measured here against well under 1 ms for a read Redis answers, so an
+ * unbounded stream of requests for old receipts could take the cores play runs on. Past the budget a read is
+ * SERVICE_UNAVAILABLE (503, Retry-After).
+ */
+export function engineArchive(engine: () => Promise<AnalyticsEngine>, readsPerSec = Number.POSITIVE_INFINITY): EngineArchive {
   const unavailableOnEngineError = (err: unknown) => (err instanceof EngineError ? unavailable(err) : err);
+  let tokens = readsPerSec;
+  let at = performance.now();
+  const take = () => {
+    const now = performance.now();
+    tokens = Math.min(readsPerSec, tokens + ((now - at) / 1000) * readsPerSec);
+    at = now;
+    if (tokens < 1) {
+      throw new PfwsError(
+        'SERVICE_UNAVAILABLE',
+        `Older receipts and journal events are read from the archive, at most ${readsPerSec} reads a second; retry shortly`,
+      );
+    }
+    tokens -= 1;
+  };
   return {
     async archivedEvents(query: ArchivedEventsQuery) {
       const { afterSeq, toSeq } = parseSeqRange(query);
+      take();
       try {
         return await new RecoveryArchive(await engine()).events(afterSeq, toSeq);
       } catch (err) {
@@ -155,6 +176,7 @@ export function engineArchive(
     },
     async archivedReceipts(query: ArchivedReceiptsQuery) {
       const ids = parseReceiptIds(query.receiptIds);
+      take();
       try {
         return await archivedReceiptTexts(await engine(), ids);
       } catch (err) {
@@ -170,6 +192,8 @@ export interface EngineReaderDeps {
   clock: () => Date;
   /** The house's total value, as activity and stats show it. */
   bankroll: () => Promise<Bankroll>;
+  /** The archive reads, with this process's budget; by default the engine's, unbounded. */
+  archive?: EngineArchive;
   /**
    * How long one answer serves the same query.
    * @defaultValue 1000
@@ -188,10 +212,12 @@ export class EngineReader implements AnalyticsReader {
   private readonly cache = new Map<string, { at: number; value: Promise<unknown>; inFlight: boolean }>();
   private readonly cacheMs: number;
   private readonly shareInFlightMs: number;
+  private readonly archive: EngineArchive;
 
   constructor(private readonly deps: EngineReaderDeps) {
     this.cacheMs = deps.cacheMs ?? 1_000;
     this.shareInFlightMs = deps.shareInFlightMs ?? 10_000;
+    this.archive = deps.archive ?? engineArchive(deps.engine);
   }
 
   async activity(query: ActivityQuery): Promise<Activity> {
@@ -219,11 +245,11 @@ export class EngineReader implements AnalyticsReader {
   }
 
   archivedReceipts(query: ArchivedReceiptsQuery): Promise<ArchivedReceiptText[]> {
-    return engineArchive(this.deps.engine).archivedReceipts(query);
+    return this.archive.archivedReceipts(query);
   }
 
   archivedEvents(query: ArchivedEventsQuery): Promise<JournalRecord[]> {
-    return engineArchive(this.deps.engine).archivedEvents(query);
+    return this.archive.archivedEvents(query);
   }
 
   async ping(): Promise<void> {

@@ -153,6 +153,12 @@ export const ConfigSchema = Type.Object({
     3_600_000,
     "How long a settled play's records (its bet, receipt, recovery seed and ended ticket: about 9 kB a Dice bet) stay in Redis after it settled, once the ClickHouse archive and the worker's TILES_DIR hold them; its receipt is then served from the archive, and a re-sent commit or reveal of it is refused as unknown. 0 keeps them in Redis for ever",
   ),
+  ARCHIVE_READS_PER_SEC: Int(
+    1,
+    100_000,
+    20,
+    'Most reads a second this process makes of the ClickHouse archive for receipts and journal events Redis no longer holds (each a query of its own, 5–13 ms of chDB CPU); past it such a request is 503 SERVICE_UNAVAILABLE with Retry-After',
+  ),
   X402_FACILITATOR_URL: Url('Remote x402 facilitator; unset runs the embedded one, which pays fees with KEYS_DIR/x402.json'),
   MIN_TOP_UP_USDC: UsdcAmount('1', 'Smallest x402 top-up, USDC; a smaller one gets INVALID_BET_AMOUNT with details.minimum'),
   X402_MAX_CU_PRICE_MICROLAMPORTS: Int(

@@ -9,7 +9,7 @@ import { archiveAnchors, archiveReceipts } from '../../analytics/archive.ts';
 import { EngineError, type AnalyticsEngine, type Row } from '../../analytics/engine.ts';
 import { EngineHolder } from '../../analytics/engine-holder.ts';
 import { migrate } from '../../analytics/migrations.ts';
-import { EngineReader } from '../../analytics/reader.ts';
+import { EngineReader, engineArchive } from '../../analytics/reader.ts';
 import { startAnalyticsWorker, type AnalyticsWorker } from '../../anchor-worker/analytics.ts';
 import type { Bankroll } from '../../protocol/analytics.ts';
 import { PfwsError } from '../../protocol/errors.ts';
@@ -278,6 +278,25 @@ describe('the reader', () => {
     expect(await codeOf(silent.activity({}))).toBe('SERVICE_UNAVAILABLE');
     silent.close();
     reader.close();
+  });
+});
+
+describe('the archive reads', () => {
+  it('are held to their budget a second: past it SERVICE_UNAVAILABLE, before any query; the budget refills', async () => {
+    let queries = 0;
+    const engine = { query: async () => (queries++, []) } as unknown as AnalyticsEngine;
+    const archive = engineArchive(async () => engine, 2);
+    expect(await archive.archivedReceipts({ receiptIds: ['dice_a'] })).toEqual([]);
+    expect(await archive.archivedEvents({ afterSeq: 0, toSeq: 5 })).toEqual([]);
+    const used = queries;
+    expect(await codeOf(archive.archivedReceipts({ receiptIds: ['dice_b'] }))).toBe('SERVICE_UNAVAILABLE');
+    expect(await codeOf(archive.archivedEvents({ afterSeq: 0, toSeq: 5 }))).toBe('SERVICE_UNAVAILABLE');
+    expect(queries).toBe(used);
+    // A bad request spends nothing.
+    expect(await codeOf(archive.archivedReceipts({ receiptIds: [] }))).toBe('INVALID_REQUEST');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await archive.archivedReceipts({ receiptIds: ['dice_c'] })).toEqual([]);
+    expect(await codeOf(archive.archivedReceipts({ receiptIds: ['dice_d'] }))).toBe('SERVICE_UNAVAILABLE');
   });
 });
 

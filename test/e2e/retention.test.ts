@@ -30,7 +30,13 @@ const settledGauge = async () => Number(/^pfws_redis_settled_entries (\S+)$/m.ex
 const TILES = ['/protocol/v1/bet-log/tile/entries/000', '/protocol/v1/bet-log/tile/0/000', '/protocol/v1/bet-log/receipts/000'];
 
 beforeAll(async () => {
-  svc = await startTestService({ SETTLED_RETENTION_MS: String(RETENTION_MS), ANCHOR_MAX_DELAY_MS: '100', MANIFEST_MAX_DELAY_MS: '100' });
+  svc = await startTestService({
+    SETTLED_RETENTION_MS: String(RETENTION_MS),
+    // The test reads every dropped receipt back at once; test/analytics/reader.test.ts holds the budget.
+    ARCHIVE_READS_PER_SEC: '100000',
+    ANCHOR_MAX_DELAY_MS: '100',
+    MANIFEST_MAX_DELAY_MS: '100',
+  });
   [alice, bob] = await Promise.all([new Player(svc.api, svc.rpcUrl).onboard(100), new Player(svc.api, svc.rpcUrl).onboard(100)]);
 
   // A Sweeper ticket first, so it falls in the first bundle: one row, then cash out (or it ends on that row).
