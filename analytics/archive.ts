@@ -90,17 +90,14 @@ export async function archivedReceiptTexts(engine: AnalyticsEngine, receiptIds: 
   if (ids.length === 0) return [];
   if (ids.length > MAX_ARCHIVED_READ) throw new RangeError(`at most ${MAX_ARCHIVED_READ} receipts a read`);
   const list = raw(tuple(ids));
-  // argMax and any(): unmerged parts may still hold several rows of one key.
-  const [bodies, anchors] = await Promise.all([
-    engine.query<{ receiptId: string; body: string }>(
-      sql`SELECT receiptId, argMax(body, version) AS body FROM receipts WHERE receiptId IN ${list} GROUP BY receiptId`,
-    ),
-    engine.query<{ receiptId: string; anchor: string }>(
-      sql`SELECT receiptId, any(anchor) AS anchor FROM receipt_anchors WHERE receiptId IN ${list} GROUP BY receiptId`,
-    ),
-  ]);
-  const anchorOf = new Map(anchors.map((a) => [a.receiptId, a.anchor]));
-  return bodies.map((r) => ({ receiptId: r.receiptId, body: r.body, anchor: anchorOf.get(r.receiptId) ?? null }));
+  // One query, not two: each costs chDB a few ms whatever it reads. argMax and any(): unmerged parts may still hold
+  // several rows of one key.
+  const rows = await engine.query<{ receiptId: string; text: string; kind: string }>(
+    sql`SELECT receiptId, argMax(body, version) AS text, 'body' AS kind FROM receipts WHERE receiptId IN ${list} GROUP BY receiptId UNION ALL SELECT receiptId, any(anchor) AS text, 'anchor' AS kind FROM receipt_anchors WHERE receiptId IN ${list} GROUP BY receiptId`,
+  );
+  const bodies = rows.filter((r) => r.kind === 'body');
+  const anchorOf = new Map(rows.filter((r) => r.kind === 'anchor').map((a) => [a.receiptId, a.text]));
+  return bodies.map((r) => ({ receiptId: r.receiptId, body: r.text, anchor: anchorOf.get(r.receiptId) ?? null }));
 }
 
 /**

@@ -144,7 +144,7 @@ export type EngineArchive = ReceiptArchive & JournalArchive & Pick<AnalyticsRead
 
 /**
  * The archive reads of an engine this process may query, at most `readsPerSec` a second (a bucket of as many): each
- * is a query of its own, 5–13 ms of chDB's CPU measured here against well under 1 ms for a read Redis answers, so an
+ * is a query of its own, 11–12 ms of chDB's CPU measured here for a receipt, against well under 1 ms for a read Redis answers, so an
  * unbounded stream of requests for old receipts could take the cores play runs on. Past the budget a read is
  * SERVICE_UNAVAILABLE (503, Retry-After).
  */
