@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { Keys } from '../store/keys.ts';
 import { RetentionStore } from '../store/retention.ts';
 import { defineScripts } from '../store/scripts.ts';
+import { removeKeys } from './service.ts';
 
 const PLAYS = 25_600;
 const WALLET = 'Wa11et1111111111111111111111111111111111111';
@@ -65,12 +66,7 @@ async function dropAll(redis: Redis, batch: number): Promise<Record<string, numb
       [`retention.scriptMs.${batch}`]: Math.round(Number(script?.[1] ?? 0)) / 1000,
     };
   } finally {
-    let cursor = '0';
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', `${keys.prefix}:*`, 'COUNT', 1000);
-      if (found.length) await redis.unlink(...found);
-      cursor = next;
-    } while (cursor !== '0');
+    await removeKeys(redis, keys.prefix);
   }
 }
 

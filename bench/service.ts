@@ -43,6 +43,16 @@ export interface BenchServiceOptions {
   prepare?: (where: { dataDir: string; prefix: string }) => Promise<void>;
 }
 
+/** Removes every key under `prefix` (a benchmark's own, so nothing it leaves behind outlives it). */
+export async function removeKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    if (keys.length) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
 export async function startBenchService(env: Record<string, string> = {}, options: BenchServiceOptions = {}): Promise<BenchService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pfws-bench-'));
   const prefix = `bench-${randomBytes(4).toString('hex')}`;
@@ -110,12 +120,7 @@ export async function startBenchService(env: Record<string, string> = {}, option
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
       const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        if (keys.length) await redis.unlink(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await removeKeys(redis, prefix);
       await redis.quit();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -23,6 +23,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Keys } from '../store/keys.ts';
+import { removeKeys } from './service.ts';
 import { BetLogTree } from '../store/anchor-tree.ts';
 import { TransparencyStore, type ReceiptFields } from '../store/transparency.ts';
 import transparencyRoutes from '../api/routes/transparency.ts';
@@ -130,12 +131,7 @@ export async function benchTiles(): Promise<Record<string, number>> {
       ),
     };
   } finally {
-    let cursor = '0';
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', `${keys.prefix}:*`, 'COUNT', 1000);
-      if (found.length) await redis.unlink(...found);
-      cursor = next;
-    } while (cursor !== '0');
+    await removeKeys(redis, keys.prefix);
     await redis.quit();
     rmSync(dir, { recursive: true, force: true });
   }

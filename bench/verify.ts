@@ -34,7 +34,7 @@ import { ed25519Verify } from '../protocol/crypto.ts';
 import { installCrypto } from '../verifier/crypto.ts';
 import { Keys } from '../store/keys.ts';
 import { Player } from '../test/helpers/player.ts';
-import { startBenchService } from './service.ts';
+import { removeKeys, startBenchService } from './service.ts';
 import { appendDiceBets, type SyntheticPlayer } from './verify-data.ts';
 
 const RECEIPTS = 20_000;
@@ -227,12 +227,7 @@ export async function benchVerify(): Promise<Record<string, number>> {
     setCryptoBackend(previous);
     await service.stop();
     // The service runs on this bench's own data dir and prefix: clean both.
-    let cursor = '0';
-    do {
-      const [nextCursor, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (found.length) await redis.unlink(...found);
-      cursor = nextCursor;
-    } while (cursor !== '0');
+    await removeKeys(redis, prefix);
     await redis.quit();
     rmSync(state, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
