@@ -28,6 +28,15 @@ export function normalizeApiUrl(url: string): string {
 }
 
 const RETRIES = 3;
+/**
+ * How long in all a request waits on servers that ask it to come back (503 or 429 with `Retry-After`): the service
+ * sheds old-receipt and journal reads past its archive budget that way, and public RPC nodes rate-limit so.
+ */
+export const PATIENCE_MS = 120_000;
+/** A `Retry-After` longer than this is a failure, not a wait. */
+const MAX_RETRY_AFTER_MS = 30_000;
+/** A `Retry-After` of 0 still waits this long, so a busy server is not asked again at once. */
+const MIN_RETRY_AFTER_MS = 100;
 const TIMEOUT_MS = 60_000;
 const MAX_REDIRECTS = 5;
 /** Largest body read from the API: a receipt bundle of 256 Sweeper tickets fits easily. */
@@ -86,6 +95,16 @@ interface Exchange {
   status: number;
   contentType: string;
   body: Uint8Array;
+  retryAfter: string | undefined;
+}
+
+/** The wait a `Retry-After` asks for (delay-seconds or an HTTP date), in ms; null when it names none. */
+export function retryAfterMs(header: string | undefined, now = Date.now()): number | null {
+  const value = header?.trim();
+  if (!value) return null;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
 }
 
 /**
@@ -117,7 +136,7 @@ function exchange(
       readBounded(res, url, max, into).then(
         (body) => {
           clearTimeout(timer);
-          resolve({ status, contentType: res.headers['content-type'] ?? '', body });
+          resolve({ status, contentType: res.headers['content-type'] ?? '', body, retryAfter: res.headers['retry-after'] });
         },
         (err: unknown) => {
           clearTimeout(timer);
@@ -135,21 +154,40 @@ function exchange(
   });
 }
 
-/** A request with retries on network errors and 5xx/429; any other status is final. */
-async function withRetry(url: string, init: Parameters<typeof exchange>[1], max: number, into?: BodyBuffer, what = url): Promise<Exchange> {
+/**
+ * A request with retries on network errors and 5xx/429; any other status is final. A 503 or 429 that names its
+ * `Retry-After` is waited out as asked, within `patienceMs` in all, without spending a retry.
+ */
+async function withRetry(
+  url: string,
+  init: Parameters<typeof exchange>[1],
+  max: number,
+  into?: BodyBuffer,
+  what = url,
+  patienceMs = PATIENCE_MS,
+): Promise<Exchange> {
   let last: unknown;
-  for (let attempt = 0; attempt < RETRIES; attempt++) {
-    if (attempt) await sleep(250 * 2 ** attempt);
+  let waited = 0;
+  for (let attempt = 0; attempt < RETRIES; ) {
     let res: Exchange;
     try {
       res = await exchange(url, init, max, into);
     } catch (err) {
       if (err instanceof FetchError) throw err;
       last = new FetchError(`cannot reach ${what}: ${(err as Error).message}`);
+      if (++attempt < RETRIES) await sleep(250 * 2 ** attempt);
       continue;
     }
     if (res.status >= 500 || res.status === 429) {
       last = new FetchError(`${what}: status ${res.status}`, res.status);
+      const asked = res.status === 503 || res.status === 429 ? retryAfterMs(res.retryAfter) : null;
+      const wait = asked === null ? null : Math.max(asked, MIN_RETRY_AFTER_MS);
+      if (wait !== null && wait <= MAX_RETRY_AFTER_MS && waited + wait <= patienceMs) {
+        waited += wait;
+        await sleep(wait);
+        continue;
+      }
+      if (++attempt < RETRIES) await sleep(250 * 2 ** attempt);
       continue;
     }
     return res;
@@ -157,15 +195,25 @@ async function withRetry(url: string, init: Parameters<typeof exchange>[1], max:
   throw last;
 }
 
-const getWithRetry = (url: string, accept: string, max: number, into?: BodyBuffer, headers: Record<string, string> = {}): Promise<Exchange> =>
-  withRetry(url, { method: 'GET', headers: { ...headers, accept } }, max, into);
+const getWithRetry = (
+  url: string,
+  accept: string,
+  max: number,
+  patienceMs: number,
+  into?: BodyBuffer,
+  headers: Record<string, string> = {},
+): Promise<Exchange> => withRetry(url, { method: 'GET', headers: { ...headers, accept } }, max, into, url, patienceMs);
 
 const decoder = new TextDecoder();
 
 export class ApiClient {
   /** Requests made, for progress and the benchmark. */
   requests = 0;
-  constructor(readonly base: string) {}
+  constructor(
+    readonly base: string,
+    /** How long in all a request waits on `Retry-After`. */
+    readonly patienceMs = PATIENCE_MS,
+  ) {}
 
   #url(path: string): string {
     return `${this.base}${path}`;
@@ -188,7 +236,7 @@ export class ApiClient {
   async get<T>(path: string, max = MAX_BODY_BYTES, headers: Record<string, string> = {}): Promise<T> {
     const url = this.#url(path);
     this.requests++;
-    const res = await getWithRetry(url, 'application/json', max, undefined, headers);
+    const res = await getWithRetry(url, 'application/json', max, this.patienceMs, undefined, headers);
     if (res.status < 200 || res.status >= 300) this.#fail(url, res.status, res.body);
     try {
       return JSON.parse(decoder.decode(res.body)) as T;
@@ -209,7 +257,7 @@ export class ApiClient {
   async bytes(path: string, max = MAX_BODY_BYTES, accept = 'application/octet-stream', into?: BodyBuffer): Promise<Uint8Array> {
     const url = this.#url(path);
     this.requests++;
-    const res = await getWithRetry(url, accept, max, into);
+    const res = await getWithRetry(url, accept, max, this.patienceMs, into);
     if (res.status < 200 || res.status >= 300) this.#fail(url, res.status, res.body);
     return res.body;
   }
@@ -229,7 +277,11 @@ export class ApiClient {
 export class RpcClient {
   #id = 0;
   calls = 0;
-  constructor(readonly url: string) {}
+  constructor(
+    readonly url: string,
+    /** How long in all a call waits on `Retry-After` (public RPC nodes rate-limit with 429). */
+    readonly patienceMs = PATIENCE_MS,
+  ) {}
 
   async call<T>(method: string, params: unknown[]): Promise<T> {
     this.calls++;
@@ -240,6 +292,7 @@ export class RpcClient {
       MAX_BODY_BYTES,
       undefined,
       `the RPC ${this.url}`,
+      this.patienceMs,
     );
     type Answer = { result?: T; error?: { message?: string } };
     let answer: Answer | null;

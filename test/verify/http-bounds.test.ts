@@ -4,12 +4,14 @@
 import { createServer, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, FetchError, RpcClient } from '../../verifier/http.ts';
+import { ApiClient, FetchError, retryAfterMs, RpcClient } from '../../verifier/http.ts';
 
 let server: Server;
 let api: ApiClient;
 let base: string;
 let flaky = 0;
+/** Requests seen per path with a query (the busy answers count per path). */
+const seen = new Map<string, number>();
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -28,6 +30,16 @@ beforeAll(async () => {
     else if (req.url === '/api/flaky') {
       if (flaky++ % 2 === 0) res.writeHead(503).end();
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    } else if (req.url?.startsWith('/api/busy?')) {
+      // /api/busy?n=K&status=S&after=A&id=…: K answers of status S (Retry-After A when given), then 200.
+      const q = new URL(req.url, 'http://x').searchParams;
+      const count = (seen.get(req.url) ?? 0) + 1;
+      seen.set(req.url, count);
+      if (count <= Number(q.get('n'))) {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (q.has('after')) headers['retry-after'] = q.get('after')!;
+        res.writeHead(Number(q.get('status')), headers).end('{"error":{"code":"SERVICE_UNAVAILABLE","message":"busy"}}');
+      } else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     } else if (req.url === '/api/hang') {
       // closes the connection without an answer
       req.socket.destroy();
@@ -83,6 +95,32 @@ describe('requests', () => {
     expect(await api.get('/flaky')).toEqual({ ok: true });
     await expect(api.bytes('/hang')).rejects.toThrow(/cannot reach .*\/api\/hang/);
     await expect(new ApiClient('ftp://127.0.0.1/api').bytes('/x')).rejects.toThrow(/only http and https/);
+  });
+
+  it('wait out a 503 or 429 for as long as its Retry-After asks, without spending a retry', async () => {
+    // Five busy answers are more than the three tries a failure gets.
+    expect(await api.get('/busy?n=5&status=503&after=0&id=a')).toEqual({ ok: true });
+    expect(seen.get('/api/busy?n=5&status=503&after=0&id=a')).toBe(6);
+    expect(await api.get('/busy?n=5&status=429&after=0&id=b')).toEqual({ ok: true });
+    const started = performance.now();
+    expect(await api.get('/busy?n=1&status=503&after=1&id=c')).toEqual({ ok: true });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
+  });
+
+  it('give up on a 503 without Retry-After after three tries, and on Retry-After past their patience', async () => {
+    await expect(api.get('/busy?n=5&status=503&id=d')).rejects.toThrow(/busy/);
+    expect(seen.get('/api/busy?n=5&status=503&id=d')).toBe(3);
+    // An hour's Retry-After is a failure, not a wait.
+    await expect(api.get('/busy?n=5&status=503&after=3600&id=e')).rejects.toThrow(/busy/);
+    expect(seen.get('/api/busy?n=5&status=503&after=3600&id=e')).toBe(3);
+    const impatient = new ApiClient(`${base}/api`, 250);
+    await expect(impatient.get('/busy?n=9&status=503&after=0&id=f')).rejects.toThrow(/busy/);
+    // Two waits of 100 ms fit in 250, then three tries.
+    expect(seen.get('/api/busy?n=9&status=503&after=0&id=f')).toBe(5);
+    expect(retryAfterMs('2')).toBe(2000);
+    expect(retryAfterMs(new Date(Date.now() + 5000).toUTCString(), Date.now())).toBeGreaterThan(3000);
+    expect(retryAfterMs('soon')).toBeNull();
+    expect(retryAfterMs(undefined)).toBeNull();
   });
 
   it('carry JSON-RPC calls, through a 307 too, with the error the node gives', async () => {
