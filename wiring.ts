@@ -745,6 +745,7 @@ export function activityStreamOf(w: Core): ActivityStream {
       keepAliveMs: w.config.SSE_KEEPALIVE_MS,
       clientBufferBytes: w.config.SSE_CLIENT_BUFFER_BYTES,
       replayMaxEvents: w.config.SSE_REPLAY_MAX_EVENTS,
+      flushMs: w.config.SSE_FLUSH_MS,
     },
   });
 }

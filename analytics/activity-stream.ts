@@ -36,6 +36,11 @@ export interface ActivityStreamSettings {
    * `clientBufferBytes`), it gets a fresh snapshot.
    */
   replayMaxEvents: number;
+  /**
+   * The least time between two writes of plays to the clients: a play goes out on the next turn of the event loop,
+   * or, when the last write was sooner than this, with every play that follows it until then, in one write a client.
+   */
+  flushMs: number;
 }
 
 export interface ActivityStreamDeps {
@@ -68,6 +73,30 @@ const KEEPALIVE = ': keepalive\n\n';
 /** How long a new client waits for the Redis subscription before it is told to come back. */
 const SUBSCRIBE_TIMEOUT_MS = 5_000;
 
+interface QueuedPlay {
+  seq: number;
+  game: string;
+  frame: Buffer;
+}
+
+/** The frames of a flush that a client takes, as one chunk, and the newest seq among them. */
+interface Batch {
+  bytes: Buffer;
+  lastSeq: number;
+}
+
+function batchOf(queued: readonly QueuedPlay[], game: GameFilter, afterSeq: number): Batch | null {
+  const frames: Buffer[] = [];
+  let lastSeq = afterSeq;
+  for (const q of queued) {
+    if (q.seq <= afterSeq || !takes(game, q.game)) continue;
+    frames.push(q.frame);
+    lastSeq = Math.max(lastSeq, q.seq);
+  }
+  if (frames.length === 0) return null;
+  return { bytes: frames.length === 1 ? frames[0]! : Buffer.concat(frames), lastSeq };
+}
+
 class Client {
   /** The seq of the newest event this client has (or will have, once its first frames are written). */
   lastSeq = 0;
@@ -95,6 +124,13 @@ export class ActivityStream {
   #keepAlive: NodeJS.Timeout | null = null;
   #dropped = 0;
   #stopped = false;
+  /** How many clients each game filter has. */
+  readonly #filters = new Map<GameFilter, number>();
+  /** Plays published since the last flush, in the order they came. */
+  #queued: QueuedPlay[] = [];
+  /** Cancels the flush that is scheduled; null when none is. */
+  #cancelFlush: (() => void) | null = null;
+  #lastFlushAt = Number.NEGATIVE_INFINITY;
 
   constructor(readonly deps: ActivityStreamDeps) {}
 
@@ -109,6 +145,7 @@ export class ActivityStream {
     await this.#subscribed();
     const client = new Client(game);
     this.#clients.add(client);
+    this.#filters.set(game, (this.#filters.get(game) ?? 0) + 1);
     this.deps.observer?.connected();
     let first: string[];
     try {
@@ -150,6 +187,9 @@ export class ActivityStream {
     this.#stopped = true;
     if (this.#keepAlive) clearInterval(this.#keepAlive);
     this.#keepAlive = null;
+    this.#cancelFlush?.();
+    this.#cancelFlush = null;
+    this.#queued = [];
     this.#endAll();
     const sub = this.#subscription;
     this.#subscription = null;
@@ -247,23 +287,59 @@ export class ActivityStream {
   }
 
   #publish(message: PublishedPlay): void {
+    const { game } = message.play;
+    // Nobody here watches this game: nothing to queue, and no flush to bring forward.
+    if (!this.#filters.get('all') && !this.#filters.get(game as GameFilter)) return;
     // Encoded once for every client it goes to.
-    let frame: Buffer | null = null;
+    this.#queued.push({ seq: message.seq, game, frame: Buffer.from(playFrame(message.seq, message.play)) });
+    if (this.#cancelFlush) return;
+    // A play goes out on the next turn, unless the last flush was under flushMs ago: then with those that follow it.
+    const wait = this.#lastFlushAt + this.deps.settings.flushMs - performance.now();
+    if (wait > 0) {
+      const timer = setTimeout(() => this.#flush(), wait);
+      this.#cancelFlush = () => clearTimeout(timer);
+    } else {
+      const immediate = setImmediate(() => this.#flush());
+      this.#cancelFlush = () => clearImmediate(immediate);
+    }
+  }
+
+  /**
+   * Gives each client the queued plays it takes, in one write: a write per play per client made a thousand
+   * subscribers cost more than the plays themselves. Clients of one filter that have none of them yet share the bytes.
+   */
+  #flush(): void {
+    this.#cancelFlush = null;
+    this.#lastFlushAt = performance.now();
+    const queued = this.#queued;
+    this.#queued = [];
+    let firstSeq = Number.POSITIVE_INFINITY;
+    for (const q of queued) firstSeq = Math.min(firstSeq, q.seq);
+    const shared = new Map<GameFilter, Batch | null>();
     for (const client of this.#clients) {
-      if (!takes(client.game, message.play.game) || message.seq <= client.lastSeq) continue;
-      frame ??= Buffer.from(playFrame(message.seq, message.play));
       if (client.pending) {
-        if (client.ending) continue;
-        client.pending.push({ seq: message.seq, frame });
-        client.pendingBytes += frame.length;
-        if (client.pendingBytes > this.deps.settings.clientBufferBytes) {
-          client.ending = true;
-          client.pending = [];
-          client.pendingBytes = 0;
-        }
+        for (const q of queued) this.#hold(client, q);
         continue;
       }
-      this.#send(client, message.seq, frame);
+      let batch: Batch | null;
+      if (client.lastSeq < firstSeq) {
+        batch = shared.get(client.game) ?? null;
+        if (!shared.has(client.game)) shared.set(client.game, (batch = batchOf(queued, client.game, client.lastSeq)));
+      } else batch = batchOf(queued, client.game, client.lastSeq);
+      if (batch) this.#send(client, batch.lastSeq, batch.bytes);
+    }
+  }
+
+  /** Queues a play for a client that is still connecting, within its buffer. */
+  #hold(client: Client, q: QueuedPlay): void {
+    const pending = client.pending!;
+    if (client.ending || !takes(client.game, q.game) || q.seq <= client.lastSeq) return;
+    pending.push({ seq: q.seq, frame: q.frame });
+    client.pendingBytes += q.frame.length;
+    if (client.pendingBytes > this.deps.settings.clientBufferBytes) {
+      client.ending = true;
+      client.pending = [];
+      client.pendingBytes = 0;
     }
   }
 
@@ -285,7 +361,9 @@ export class ActivityStream {
   }
 
   #remove(client: Client): void {
-    if (this.#clients.delete(client)) this.deps.observer?.disconnected();
+    if (!this.#clients.delete(client)) return;
+    this.#filters.set(client.game, this.#filters.get(client.game)! - 1);
+    this.deps.observer?.disconnected();
   }
 
   #keepAliveTick(): void {

@@ -225,6 +225,12 @@ export const ConfigSchema = Type.Object({
     262_144,
     'An activity stream client with more bytes than this waiting to be sent is disconnected (it resumes with Last-Event-ID)',
   ),
+  SSE_FLUSH_MS: Int(
+    0,
+    1_000,
+    20,
+    'GET /api/activity/stream writes plays to its clients at most this often: a play goes out at once, or with those that follow it until this long after the last write, in one write a client',
+  ),
   SSE_REPLAY_MAX_EVENTS: Int(
     1,
     1_000_000,

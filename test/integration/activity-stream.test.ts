@@ -7,7 +7,7 @@ import { ActivityStream, type ActivityStreamDeps } from '../../analytics/activit
 import type { Activity } from '../../protocol/analytics.ts';
 import { playOfSettleEvent } from '../../protocol/plays.ts';
 import { Keys } from '../../store/keys.ts';
-import { LivePlayStore } from '../../store/live-plays.ts';
+import { LivePlayStore, type SubscriptionHandlers } from '../../store/live-plays.ts';
 import { createRedis } from '../../store/redis.ts';
 import { LedgerPlays } from '../helpers/ledger-plays.ts';
 import { emptyActivity, emptySnapshot } from '../helpers/sse.ts';
@@ -48,7 +48,7 @@ function newStream(clientBufferBytes = 65_536, snapshot: ActivityStreamDeps['sna
     journal: store,
     subscribe: (handlers) => store.subscribe(handlers),
     snapshot,
-    settings: { keepAliveMs: 60_000, clientBufferBytes, replayMaxEvents: 100 },
+    settings: { keepAliveMs: 60_000, clientBufferBytes, replayMaxEvents: 100, flushMs: 0 },
   });
   streams.push(s);
   return s;
@@ -201,7 +201,7 @@ describe('without Redis', () => {
       journal: unreachable,
       subscribe: (handlers) => unreachable.subscribe(handlers),
       snapshot: emptySnapshot,
-      settings: { keepAliveMs: 60_000, clientBufferBytes: 65_536, replayMaxEvents: 100 },
+      settings: { keepAliveMs: 60_000, clientBufferBytes: 65_536, replayMaxEvents: 100, flushMs: 0 },
     });
     streams.push(s);
     await expect(s.connect('all')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
@@ -228,5 +228,57 @@ describe('a lost subscription', () => {
     await until('b and d', () => again.ids().includes(`play:${d.seq}`));
     expect(again.ids()).toEqual([`play:${b.seq}`, `play:${d.seq}`]);
     expect(s.stats().clients).toBe(1);
+  });
+});
+
+describe('the fan-out', () => {
+  it('writes each client the plays of a flush that its filter takes in one write, in order, and none twice', async () => {
+    let handlers: SubscriptionHandlers | null = null;
+    const s = new ActivityStream({
+      journal: store,
+      subscribe: (h) => {
+        handlers = h;
+        return { ready: async () => {}, close: async () => {} };
+      },
+      snapshot: emptySnapshot,
+      settings: { keepAliveMs: 60_000, clientBufferBytes: 65_536, replayMaxEvents: 100, flushMs: 150 },
+    });
+    streams.push(s);
+    const seq = (await journal()).seq;
+    // Resumed at the current seq: no snapshot, nothing replayed, live from the next play.
+    const clients = await Promise.all(
+      (['all', 'all', 'dice', 'sweeper'] as const).map(async (game) => {
+        const out = new PassThrough();
+        const chunks: string[] = [];
+        out.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+        (await s.connect(game, seq)).attach(out);
+        return { chunks, ids: () => chunks.map((c) => [...c.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]) - seq)) };
+      }),
+    );
+    const publish = (n: number, game: string) => handlers!.play({ seq: seq + n, play: { game, receiptId: `${game}_fan${n}` } });
+    for (let n = 1; n <= 5; n++) publish(n, n % 2 ? 'dice' : 'sweeper');
+    await until('the flush', () => clients.every((c) => c.chunks.length > 0));
+    expect(clients.map((c) => c.ids())).toEqual([[[1, 2, 3, 4, 5]], [[1, 2, 3, 4, 5]], [[1, 3, 5]], [[2, 4]]]);
+    // One already sent comes again with a new one: only the new one goes out.
+    publish(3, 'dice');
+    publish(6, 'dice');
+    await until('the second flush', () => clients[0]!.chunks.length === 2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(clients.map((c) => c.ids())).toEqual([[[1, 2, 3, 4, 5], [6]], [[1, 2, 3, 4, 5], [6]], [[1, 3, 5], [6]], [[2, 4]]]);
+    // A play after a quiet spell goes out at once; those within flushMs of that write wait for each other.
+    publish(7, 'sweeper');
+    await new Promise((r) => setTimeout(r, 5));
+    publish(8, 'sweeper');
+    await new Promise((r) => setTimeout(r, 5));
+    publish(9, 'sweeper');
+    await until('the fourth flush', () => clients[0]!.chunks.length === 4);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(clients.map((c) => c.ids())).toEqual([
+      [[1, 2, 3, 4, 5], [6], [7], [8, 9]],
+      [[1, 2, 3, 4, 5], [6], [7], [8, 9]],
+      [[1, 3, 5], [6]],
+      [[2, 4], [7], [8, 9]],
+    ]);
+    await s.stop();
   });
 });
