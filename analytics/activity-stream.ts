@@ -322,10 +322,12 @@ export class ActivityStream {
         continue;
       }
       let batch: Batch | null;
-      if (client.lastSeq < firstSeq) {
-        batch = shared.get(client.game) ?? null;
-        if (!shared.has(client.game)) shared.set(client.game, (batch = batchOf(queued, client.game, client.lastSeq)));
-      } else batch = batchOf(queued, client.game, client.lastSeq);
+      if (client.lastSeq >= firstSeq) batch = batchOf(queued, client.game, client.lastSeq);
+      else if (shared.has(client.game)) batch = shared.get(client.game)!;
+      else {
+        batch = batchOf(queued, client.game, client.lastSeq);
+        shared.set(client.game, batch);
+      }
       if (batch) this.#send(client, batch.lastSeq, batch.bytes);
     }
   }
