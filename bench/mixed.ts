@@ -4,7 +4,7 @@
 //
 // The subscribers watch Sweeper, and a Sweeper play is published every 100 ms by settle_turn.lua itself (journal entry
 // and PUBLISH in one script, test/helpers/ledger-plays.ts), so each delivery is timed while every Dice play still passes through the stream's
-// fan-out; BENCH_MIXED_SSE_GAME=all sends them every Dice play too (a write per play per subscriber).
+// fan-out; BENCH_MIXED_SSE_GAME=all sends them every Dice play too, as the dashboard's default "All games" does.
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';

@@ -228,7 +228,7 @@ export const ConfigSchema = Type.Object({
   SSE_FLUSH_MS: Int(
     0,
     1_000,
-    20,
+    50,
     'GET /api/activity/stream writes plays to its clients at most this often: a play goes out at once, or with those that follow it until this long after the last write, in one write a client',
   ),
   SSE_REPLAY_MAX_EVENTS: Int(
