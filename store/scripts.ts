@@ -120,13 +120,16 @@ export function defineScripts(redis: Redis): Scripts {
     scripts[name] = async (keys, args) => {
       if (numberOfKeys >= 0 ? keys.length !== numberOfKeys : keys.length === 0)
         throw new Error(`${name} takes ${numberOfKeys >= 0 ? numberOfKeys : 'at least one'} keys`);
-      const argv = [...keys, ...(named ? packFields(args) : (args as readonly (string | number)[]))];
+      // Numbers go as their decimal text, as they would spread: ioredis converts each argument the same way.
+      const argv = [...keys, ...(named ? packFields(args) : (args as readonly (string | number)[]))] as string[];
       try {
-        return (await redis.evalsha(source.sha, keys.length, ...argv)) as ScriptReply;
+        // As one array (ioredis flattens it): spread into the call, a commit's liability snapshot (two arguments a
+        // wallet) overflowed the call stack past about 60,000 wallets.
+        return (await redis.evalsha(source.sha, keys.length, argv)) as ScriptReply;
       } catch (err) {
         if (!isNoScript(err)) throw err;
         await loadScript(redis, source);
-        return (await redis.evalsha(source.sha, keys.length, ...argv)) as ScriptReply;
+        return (await redis.evalsha(source.sha, keys.length, argv)) as ScriptReply;
       }
     };
   }
