@@ -27,7 +27,8 @@ import { NO_MANIFEST_HASH } from '../protocol/manifest.ts';
 import { inclusionProof } from '../protocol/merkle.ts';
 import type { MerkleLog } from '../protocol/merkle-log.ts';
 import { toHex } from '../protocol/encoding.ts';
-import { buildLiabilityTree, type LiabilityTree } from '../protocol/liabilities.ts';
+import { LIABILITY_SLICE_HASHES, liabilityTreeSteps, type LiabilityTree } from '../protocol/liabilities.ts';
+import { inTurns } from '../operator/in-turns.ts';
 import { LEAF_KEY, anchorLeafHexOf, type ReceiptAnchor } from '../protocol/receipt.ts';
 import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts';
 import type { AnchorStore, CommitRecord, PendingCommit } from '../store/anchor-store.ts';
@@ -205,7 +206,7 @@ export class Anchorer {
     const rngReveal = snap.disclosed > 0 ? deps.rngValue(snap.rngChainId, snap.disclosed) : snap.rngHead;
     let state: LiabilityTree;
     try {
-      state = buildLiabilityTree(deps.saltSecret, entryCount, snap.liabilities);
+      state = await inTurns(liabilityTreeSteps(deps.saltSecret, entryCount, snap.liabilities, LIABILITY_SLICE_HASHES));
     } catch (err) {
       throw new InvalidEntryError(`the liability snapshot cannot form a state tree: ${(err as Error).message}`);
     }

@@ -1,7 +1,8 @@
 // A player's proof of liabilities: their leaf, salt and Merkle-sum proof under the latest committed state root.
 import { toHex } from '../protocol/encoding.ts';
 import { PfwsError } from '../protocol/errors.ts';
-import { buildLiabilityTree, stateSalt, type LiabilityTree } from '../protocol/liabilities.ts';
+import { LIABILITY_SLICE_HASHES, liabilityTreeSteps, stateSalt, type LiabilityTree } from '../protocol/liabilities.ts';
+import { inTurns } from '../operator/in-turns.ts';
 import { encodeStateProof } from '../protocol/state-tree.ts';
 import type { AnchorStore } from '../store/anchor-store.ts';
 import type { Address } from '../protocol/address.ts';
@@ -19,7 +20,9 @@ export class StateProofs {
 
   #treeOf(epoch: number): Promise<LiabilityTree> {
     if (this.#cached?.epoch !== epoch) {
-      const tree = this.deps.anchors.snapshotOf(epoch).then((liabilities) => buildLiabilityTree(this.deps.saltSecret, epoch, liabilities));
+      const tree = this.deps.anchors
+        .snapshotOf(epoch)
+        .then((liabilities) => inTurns(liabilityTreeSteps(this.deps.saltSecret, epoch, liabilities, LIABILITY_SLICE_HASHES)));
       this.#cached = { epoch, tree };
       tree.catch(() => {
         if (this.#cached?.tree === tree) this.#cached = null;

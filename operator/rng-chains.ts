@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import path from 'node:path';
 import { chainCheckpoints, RngChain } from '../protocol/rng-chain.ts';
 import { fromHex, toHex } from '../protocol/encoding.ts';
+import { inTurns } from './in-turns.ts';
 
 interface ChainFile {
   chainId: number;
@@ -58,13 +59,8 @@ export class RngChains {
 
   async #create(chainId: number, length: number): Promise<RngChain> {
     const secret = new Uint8Array(randomBytes(32));
-    const steps = chainCheckpoints(secret, length, CHECKPOINT_INTERVAL, SLICE_HASHES);
-    let step = steps.next();
-    while (!step.done) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      step = steps.next();
-    }
-    const chain = new RngChain({ secret, length, checkpointInterval: CHECKPOINT_INTERVAL, checkpoints: step.value });
+    const checkpoints = await inTurns(chainCheckpoints(secret, length, CHECKPOINT_INTERVAL, SLICE_HASHES));
+    const chain = new RngChain({ secret, length, checkpointInterval: CHECKPOINT_INTERVAL, checkpoints });
     if (existsSync(this.#file(chainId))) throw new Error(`rng chain ${chainId} already exists`);
     mkdirSync(this.#dir, { recursive: true });
     const file: ChainFile = {

@@ -148,6 +148,26 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
  * verifyStateProof({ ...tree.proof(id), root: tree.root, total: tree.total }); // { ok: true }
  */
 export function buildStateTree(leaves: readonly StateLeaf[]): StateTree {
+  return finish(stateTreeSteps(leaves));
+}
+
+/** Runs a sliced build to its end at once. */
+export function finish<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * {@link buildStateTree} in slices: it pauses (yields) after every `sliceHashes` hashes, so a caller building the
+ * tree of many wallets can let other work run between slices (at 100,000 wallets a tree is a few hundred thousand
+ * hashes). Same tree, same errors.
+ * @throws {RangeError} on a bad slice
+ */
+export function* stateTreeSteps(leaves: readonly StateLeaf[], sliceHashes = Number.POSITIVE_INFINITY): Generator<void, StateTree> {
+  if (!(sliceHashes >= 1)) throw new RangeError('bad slice');
+  let sinceYield = 0;
   const sorted: StateLeaf[] = leaves.map(({ id, liability }) => {
     if (!isHash(id)) throw new TypeError('leaf id must be 32 bytes');
     if (typeof liability !== 'bigint' || liability < 0n) throw new RangeError('liability must be a non-negative bigint');
@@ -160,12 +180,24 @@ export function buildStateTree(leaves: readonly StateLeaf[]): StateTree {
   }
 
   // Pairing level by level and promoting a lonely last node unchanged yields exactly the RFC 6962 shape.
-  const levels: StateNode[][] = [sorted.map((l) => ({ hash: stateLeafHash(l.id, l.liability), sum: l.liability }))];
-  for (let nodes = levels[0] as StateNode[]; nodes.length > 1; ) {
+  const leafNodes: StateNode[] = [];
+  for (const l of sorted) {
+    leafNodes.push({ hash: stateLeafHash(l.id, l.liability), sum: l.liability });
+    if (++sinceYield >= sliceHashes) {
+      sinceYield = 0;
+      yield;
+    }
+  }
+  const levels: StateNode[][] = [leafNodes];
+  for (let nodes = leafNodes; nodes.length > 1; ) {
     const next: StateNode[] = [];
     for (let i = 0; i < nodes.length; i += 2) {
       const right = nodes[i + 1];
       next.push(right === undefined ? (nodes[i] as StateNode) : stateNodeHash(nodes[i] as StateNode, right));
+      if (++sinceYield >= sliceHashes) {
+        sinceYield = 0;
+        yield;
+      }
     }
     levels.push(next);
     nodes = next;
