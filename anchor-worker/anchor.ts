@@ -194,7 +194,10 @@ export class Anchorer {
     const snap = await this.store.snapshot(deps.maxEntries);
     const from = snap.committedSize;
     const entryCount = snap.entryCount;
-    if (entryCount <= from) return false;
+    if (entryCount <= from) {
+      await this.store.discard(snap);
+      return false;
+    }
     const trusted = this.#trusted;
     if (trusted && from < trusted.entryCount) {
       // The ledger records fewer commits than this worker knows are on-chain: it went back under the worker.
@@ -237,7 +240,7 @@ export class Anchorer {
       signatures: [signed.signature],
       createdAt: deps.clock().toISOString(),
     };
-    if (!(await this.store.claim(pending, snap.liabilities))) {
+    if (!(await this.store.claim(pending, snap))) {
       this.#log.info({ entryCount }, 'anchor: another commit holds the slot');
       return false;
     }

@@ -1,4 +1,5 @@
 // Anchoring state in Redis: the committed size, the one pending commit, published commits, liability snapshots.
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { Scripts } from './scripts.ts';
@@ -45,7 +46,14 @@ export interface LedgerSnapshot {
   latestManifest: string | null;
   /** wallet → liability (balance + staked + pendingWithdrawals), micro-USDC. */
   liabilities: Map<string, bigint>;
+  /** Where the snapshot's copy of the liabilities waits for {@link AnchorStore.claim} (or expires). */
+  draft: string;
 }
+
+/** How long a liability copy outlives a commit attempt that never claims it (an error, a crash). */
+const DRAFT_TTL_MS = 600_000;
+/** Fields a liability copy is read in, each an HSCAN of its own, so reading it holds Redis briefly each time. */
+const SCAN_COUNT = 2_000;
 
 /**
  * Receipt fields that readers want a moment apart (neither changes once written), kept by the first for the others and
@@ -99,13 +107,25 @@ export class AnchorStore {
     return json ? (JSON.parse(json) as PendingCommit) : null;
   }
 
+  /**
+   * What a new commit covers, read at one instant, with a copy of every wallet's liability (kept by the scripts that
+   * move money), read afterwards in chunks.
+   */
   async snapshot(maxEntries: number): Promise<LedgerSnapshot> {
     const k = this.keys;
-    const r = (await this.scripts.anchorSnapshot([k.betLog(), k.wallets(), k.rng(), k.manifest(), k.anchor()], [k.prefix, maxEntries])) as string[];
+    const draft = k.anchorSnapshotDraft(randomUUID());
+    const r = (await this.scripts.anchorSnapshot(
+      [k.betLog(), k.wallets(), k.rng(), k.manifest(), k.anchor(), k.liabilities(), draft],
+      [k.prefix, maxEntries, DRAFT_TTL_MS],
+    )) as string[];
     const liabilities = new Map<string, bigint>();
-    for (let i = 7; i < r.length; i += 4) {
-      liabilities.set(r[i] as string, BigInt(r[i + 1] as string) + BigInt(r[i + 2] as string) + BigInt(r[i + 3] as string));
-    }
+    let cursor = '0';
+    do {
+      const [next, fields] = await this.redis.hscan(draft, cursor, 'COUNT', SCAN_COUNT);
+      // HSCAN may return a field twice; the '' field marks a complete hash.
+      for (let i = 0; i < fields.length; i += 2) if (fields[i] !== '') liabilities.set(fields[i] as string, BigInt(fields[i + 1] as string));
+      cursor = next;
+    } while (cursor !== '0');
     return {
       committedSize: Number(r[0]),
       entryCount: Number(r[1]),
@@ -115,19 +135,28 @@ export class AnchorStore {
       disclosed: Number(r[5] || 0),
       latestManifest: r[6] || null,
       liabilities,
+      draft,
     };
   }
 
+  /** Drops a snapshot's liability copy that no commit will claim. */
+  async discard(snapshot: LedgerSnapshot): Promise<void> {
+    await this.redis.del(snapshot.draft);
+  }
+
   /**
-   * Stores the signed commit and its liability snapshot before anything is sent.
-   * @returns false when another commit holds the slot or the committed size moved
+   * Stores the signed commit and keeps its snapshot's liability copy as the epoch's, before anything is sent.
+   * @returns false when another commit holds the slot or the committed size moved (the copy is dropped)
    */
-  async claim(pending: PendingCommit, liabilities: Map<string, bigint>): Promise<boolean> {
+  async claim(pending: PendingCommit, snapshot: LedgerSnapshot): Promise<boolean> {
     const k = this.keys;
-    const args: string[] = [];
-    for (const [wallet, amount] of liabilities) args.push(wallet, amount.toString());
-    const snapshotKey = k.anchorSnapshot(pending.entryCount);
-    return (await this.scripts.claimCommit([k.anchor(), k.anchorPending(), snapshotKey], [pending.from, JSON.stringify(pending), ...args])) === 1;
+    const claimed =
+      (await this.scripts.claimCommit(
+        [k.anchor(), k.anchorPending(), k.anchorSnapshot(pending.entryCount), snapshot.draft],
+        [pending.from, JSON.stringify(pending)],
+      )) === 1;
+    if (!claimed) await this.discard(snapshot);
+    return claimed;
   }
 
   /** Replaces the stored transaction of the pending commit (a re-signed one after its blockhash expired). */

@@ -103,6 +103,10 @@ export class Keys {
   readonly anchorPending = () => `${this.prefix}:anchor:pending`;
   readonly anchorCommits = () => `${this.prefix}:anchor:commits`;
   anchorSnapshot = (epoch: number) => `${this.prefix}:anchor:state:${epoch}`;
+  /** A commit's liability snapshot between its copy and its claim (anchor_snapshot.lua, claim_commit.lua). */
+  anchorSnapshotDraft = (token: string) => `${this.prefix}:anchor:state-draft:${token}`;
+  /** Every wallet's liability, kept by the scripts that move money (store/scripts/_lib.lua add_liability). */
+  readonly liabilities = () => `${this.prefix}:liabilities`;
   readonly manifest = () => `${this.prefix}:manifest`;
   readonly manifests = () => `${this.prefix}:manifests`;
   readonly manifestsBySeq = () => `${this.prefix}:manifests:by-seq`;

@@ -138,6 +138,14 @@ local function next_rng_index(rngKey)
   return index, r[1], r[2]
 end
 
+-- Adds to a wallet's liability (balance + staked + pending withdrawals) in the hash a commit copies at its instant
+-- (anchor_snapshot.lua), which reading every player there held Redis about 5.5 µs a wallet. The player key is
+-- <prefix>:{<wallet>}:player, and the ledger runs on one Redis primary, so the hash's key is derived here.
+local function add_liability(playerKey, amount)
+  local prefix, wallet = string.match(playerKey, '^(.*):{(.+)}:player$')
+  redis.call('HINCRBY', prefix .. ':liabilities', wallet, amount)
+end
+
 -- Moves a stake from the balance into play, for the player and the house.
 local function lock_stake(playerKey, houseKey, stake)
   redis.call('HINCRBY', playerKey, 'balance', neg(stake))
@@ -157,6 +165,8 @@ end
 local function settle_stake(playerKey, houseKey, stake, payout, houseNet, won)
   redis.call('HINCRBY', playerKey, 'staked', neg(stake))
   redis.call('HINCRBY', playerKey, 'balance', payout)
+  add_liability(playerKey, neg(stake))
+  add_liability(playerKey, payout)
   redis.call('HINCRBY', playerKey, 'wagered', stake)
   redis.call('HINCRBY', playerKey, 'paidOut', payout)
   redis.call('HINCRBY', playerKey, 'plays', 1)

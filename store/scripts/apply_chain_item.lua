@@ -10,6 +10,7 @@ local kind, amount, at, alias = f.kind, f.amount, f.at, f.alias
 if kind == 'deposit' or kind == 'x402-deposit' then
   redis.call('HINCRBY', KEYS[2], 'balance', amount)
   redis.call('HINCRBY', KEYS[2], 'deposited', amount)
+  add_liability(KEYS[2], amount)
   redis.call('HSETNX', KEYS[2], 'alias', alias)
   redis.call('SADD', KEYS[7], f.wallet)
   redis.call('HINCRBY', KEYS[4], 'vault', amount)
@@ -34,6 +35,8 @@ elseif kind == 'setup' or kind == 'revoke' then
   redis.call('HSET', KEYS[3], f.sessionPubkey, cjson.encode({ status = status, slot = slot, signature = f.signature, at = at }))
   redis.call('HSETNX', KEYS[2], 'alias', alias)
   redis.call('SADD', KEYS[7], f.wallet)
+  -- Every wallet the ledger knows has a leaf, as it had when each commit read them all.
+  add_liability(KEYS[2], '0')
   local eventType = 'session_key_authorized'
   if kind == 'revoke' then eventType = 'session_key_revoked' end
   journal(KEYS[5], KEYS[6], eventType, at, cjson.encode({ player = alias, sessionPubkey = f.sessionPubkey }))

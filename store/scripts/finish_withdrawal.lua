@@ -10,6 +10,7 @@ if w[3] == 'finalized' then return {'dup'} end
 if w[3] == 'returned' then return {'err', 'returned'} end
 local amount = w[2]
 redis.call('HINCRBY', KEYS[2], 'pendingWithdrawals', neg(amount))
+add_liability(KEYS[2], neg(amount))
 redis.call('HINCRBY', KEYS[3], 'pendingWithdrawals', neg(amount))
 redis.call('HINCRBY', KEYS[3], 'vault', neg(amount))
 redis.call('HSET', KEYS[1], 'status', 'finalized', 'signature', ARGV[1], 'finalizedAt', ARGV[2])

@@ -8,7 +8,7 @@ import { settleDice } from '../../protocol/dice.ts';
 import { betPayloadHashOf, type DiceBetPayload } from '../../protocol/bet-payload.ts';
 import { betLogLeafHex } from '../../protocol/receipt.ts';
 import { settleDueBets } from '../../games/deadlines.ts';
-import { books } from '../helpers/conservation.ts';
+import { books, expectKeptLiabilities } from '../helpers/conservation.ts';
 
 let svc: TestService;
 let config: Record<string, string>;
@@ -406,6 +406,7 @@ describe('conservation', () => {
     }
     expect((await Promise.all(pendingCommits)).map((c) => c.status)).toEqual(group.map(() => 200));
     expect((await svc.wiring.stores.ledger.house()).plays - playsBefore).toBe(BigInt(5 * group.length));
+    await expectKeptLiabilities(svc);
     const b = await books(svc, players);
     expect(b.vault).toBe(b.liabilities + b.nav + b.unattributed);
     expect(b.serviceNav).toBe(b.nav);

@@ -7,7 +7,7 @@ import { sweeperMineColumn, sweeperPayout, type SweeperMode } from '../../protoc
 import { verifyAck } from '../../protocol/ack.ts';
 import { betLogLeafHex } from '../../protocol/receipt.ts';
 import { settleDueBets } from '../../games/deadlines.ts';
-import { books } from '../helpers/conservation.ts';
+import { books, expectKeptLiabilities } from '../helpers/conservation.ts';
 
 let svc: TestService;
 let config: Record<string, string>;
@@ -297,6 +297,7 @@ describe('conservation', () => {
     }
     expect((await svc.wiring.stores.ledger.house()).plays - playsBefore).toBe(BigInt(ended));
     expect(ended).toBeGreaterThanOrEqual(3);
+    await expectKeptLiabilities(svc);
     const b = await books(svc, players);
     expect(b.vault).toBe(b.liabilities + b.banked + b.nav + b.unattributed);
     expect(b.serviceNav).toBe(b.nav);

@@ -1,5 +1,5 @@
 // Conservation, from three independent sources: the vault on-chain, every player's ledger, the house's game results.
-import { address, createSolanaRpc } from '@solana/kit';
+import { address, createSolanaRpc, type Address } from '@solana/kit';
 import { expect, vi } from 'vitest';
 import { limitsOf } from '../../protocol/house.ts';
 import type { TestService } from './service.ts';
@@ -81,6 +81,7 @@ export async function keeperAtRest(svc: TestService, timeoutMs = 30_000): Promis
  * (open exposure is in neither). `players` must be every wallet with money in the ledger.
  */
 export async function expectConserved(svc: TestService, players: readonly Player[]): Promise<Books> {
+  await expectKeptLiabilities(svc);
   const b = await books(svc, players);
   expect(
     b.vault,
@@ -88,4 +89,20 @@ export async function expectConserved(svc: TestService, players: readonly Player
   ).toBe(b.liabilities + b.pendingWithdrawals + b.banked + b.unattributed + b.lpPending + b.lpPayable + b.nav);
   expect(b.serviceNav, 'the NAV the service prices with').toBe(b.nav);
   return b;
+}
+
+/**
+ * The liabilities the scripts keep for commits (store/scripts/_lib.lua add_liability) are, for every wallet the ledger
+ * knows and no other, its balance + staked + pending withdrawals: what a commit copies is what it would have read.
+ */
+export async function expectKeptLiabilities(svc: TestService): Promise<void> {
+  const { redis, keys } = svc.wiring;
+  const kept = await redis.hgetall(keys.liabilities());
+  delete kept[''];
+  const actual: Record<string, string> = {};
+  for (const wallet of await redis.smembers(keys.wallets())) {
+    const s = await svc.wiring.stores.ledger.player(wallet as Address);
+    actual[wallet] = (s.balance + s.staked + s.pendingWithdrawals).toString();
+  }
+  expect(kept).toEqual(actual);
 }

@@ -1,5 +1,6 @@
 // A commit's liability snapshot holds every wallet the ledger knows, however many: at 100,000 wallets its claim (two
-// script arguments a wallet) once overflowed the call stack, and anchoring stopped for good.
+// script arguments a wallet) once overflowed the call stack, and anchoring stopped for good. Once built, a commit
+// copies the liabilities the scripts keep instead of reading every player.
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,7 +44,28 @@ describe('the liability snapshot of a commit', () => {
     expect(snap.entryCount).toBe(1);
     expect(snap.liabilities).toEqual(expected);
     const pending = { from: 0, entryCount: 1 } as PendingCommit;
-    expect(await store.claim(pending, snap.liabilities)).toBe(true);
+    expect(await store.claim(pending, snap)).toBe(true);
     expect(await store.snapshotOf(1)).toEqual(expected);
+    expect(await redis.exists(snap.draft)).toBe(0);
+
+    // From now on a commit copies the liabilities the scripts keep: a player changed behind their back is not read.
+    const [wallet] = expected.keys();
+    await redis.hset(keys.player(wallet as Address), 'balance', '1000000');
+    await redis.hincrby(keys.liabilities(), wallet!, 5);
+    await redis.rpush(keys.betLog(), 'entry');
+    const next = await store.snapshot(1_000);
+    expect(next.liabilities.get(wallet!)).toBe(expected.get(wallet!)! + 5n);
+    expect(next.liabilities.size).toBe(WALLETS);
+    // A claim that loses the slot keeps nothing.
+    expect(await store.claim({ from: 0, entryCount: 2 } as PendingCommit, next)).toBe(false);
+    expect(await redis.exists(next.draft)).toBe(0);
+    // Without its kept liabilities (a hash that went away), a commit reads every player again.
+    await redis.del(keys.liabilities());
+    const rebuilt = await store.snapshot(1_000);
+    // Wallet j held j + 1, j + 2 and j + 3: its balance is 1,000,000 now.
+    const j = (expected.get(wallet!)! - 6n) / 3n;
+    expect(rebuilt.liabilities.get(wallet!)).toBe(1_000_000n + (j + 2n) + (j + 3n));
+    expect(rebuilt.liabilities.size).toBe(WALLETS);
+    await store.discard(rebuilt);
   }, 60_000);
 });
