@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { Keys } from '../store/keys.ts';
 import { RetentionStore } from '../store/retention.ts';
 import { defineScripts } from '../store/scripts.ts';
-import { removeKeys } from './service.ts';
+import { removeKeys } from '../chaos/redis-keys.ts';
 
 const PLAYS = 25_600;
 const WALLET = 'Wa11et1111111111111111111111111111111111111';

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { serviceBundle } from '../bin/build-service.ts';
 import { freePort } from '../chaos/ports.ts';
 import { childrenOf } from '../chaos/service-process.ts';
+import { removeKeys } from '../chaos/redis-keys.ts';
 
 export interface BenchService {
   api: string;
@@ -41,16 +42,6 @@ export const minorFaultsOf = (pid: number): number => Number(statOf(pid)[7]);
 export interface BenchServiceOptions {
   /** Runs before the service starts, on its data directory and Redis prefix (e.g. to preload analytics). */
   prepare?: (where: { dataDir: string; prefix: string }) => Promise<void>;
-}
-
-/** Removes every key under `prefix` (a benchmark's own, so nothing it leaves behind outlives it). */
-export async function removeKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }
 
 export async function startBenchService(env: Record<string, string> = {}, options: BenchServiceOptions = {}): Promise<BenchService> {

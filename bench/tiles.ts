@@ -23,7 +23,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Keys } from '../store/keys.ts';
-import { removeKeys } from './service.ts';
+import { removeKeys } from '../chaos/redis-keys.ts';
 import { BetLogTree } from '../store/anchor-tree.ts';
 import { TransparencyStore, type ReceiptFields } from '../store/transparency.ts';
 import transparencyRoutes from '../api/routes/transparency.ts';

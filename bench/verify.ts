@@ -34,7 +34,8 @@ import { ed25519Verify } from '../protocol/crypto.ts';
 import { installCrypto } from '../verifier/crypto.ts';
 import { Keys } from '../store/keys.ts';
 import { Player } from '../test/helpers/player.ts';
-import { removeKeys, startBenchService } from './service.ts';
+import { removeKeys } from '../chaos/redis-keys.ts';
+import { startBenchService } from './service.ts';
 import { appendDiceBets, type SyntheticPlayer } from './verify-data.ts';
 
 const RECEIPTS = 20_000;

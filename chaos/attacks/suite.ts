@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { freePort } from '../ports.ts';
 import { ServiceProcess } from '../service-process.ts';
+import { removeKeys } from '../redis-keys.ts';
 import { type Attacker, unavailable } from './attacker.ts';
 import type { AttackProfile } from './profiles.ts';
 import { emptyResult, passed, type AttackReport, type AttackResult } from './report.ts';
@@ -93,12 +94,7 @@ function serviceEnv(profile: AttackProfile, ports: { api: number; rpc: number },
 async function dropPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
+    await removeKeys(redis, prefix);
   } finally {
     redis.disconnect();
   }

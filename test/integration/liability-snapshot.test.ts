@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { afterAll, describe, expect, it } from 'vitest';
+import { removeKeys } from '../../chaos/redis-keys.ts';
 import type { Address } from '@solana/kit';
 import { createRedis } from '../../store/redis.ts';
 import { Keys } from '../../store/keys.ts';
@@ -15,12 +16,7 @@ const keys = new Keys(`test-${randomBytes(6).toString('hex')}`);
 const store = new AnchorStore(redis, keys, defineScripts(redis));
 
 afterAll(async () => {
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${keys.prefix}:*`, 'COUNT', 10_000);
-    if (found.length) await redis.unlink(...found);
-    cursor = next;
-  } while (cursor !== '0');
+  await removeKeys(redis, keys.prefix);
   await redis.quit();
 });
 

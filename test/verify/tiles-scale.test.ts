@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeKeys } from '../../chaos/redis-keys.ts';
 import { createRedis } from '../../store/redis.ts';
 import { Keys } from '../../store/keys.ts';
 import { BetLogTree } from '../../store/anchor-tree.ts';
@@ -62,12 +63,7 @@ describe('tiles past 65,536 entries', () => {
   }, 60_000);
   afterAll(async () => {
     await app?.close();
-    let cursor = '0';
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', `${keys.prefix}:*`, 'COUNT', 1000);
-      if (found.length) await redis.unlink(...found);
-      cursor = next;
-    } while (cursor !== '0');
+    await removeKeys(redis, keys.prefix);
     await redis.quit();
     rmSync(tilesDir, { recursive: true, force: true });
   });
