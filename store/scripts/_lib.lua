@@ -143,6 +143,8 @@ end
 -- <prefix>:{<wallet>}:player, and the ledger runs on one Redis primary, so the hash's key is derived here.
 local function add_liability(playerKey, amount)
   local prefix, wallet = string.match(playerKey, '^(.*):{(.+)}:player$')
+  -- '-' is the key of no wallet (store/keys.ts NO_WALLET), which has no leaf.
+  if wallet == '-' then return end
   redis.call('HINCRBY', prefix .. ':liabilities', wallet, amount)
 end
 
