@@ -1,23 +1,37 @@
 // A commit's liability snapshot holds every wallet the ledger knows, however many: at 100,000 wallets its claim (two
 // script arguments a wallet) once overflowed the call stack, and anchoring stopped for good. Once built, a commit
-// copies the liabilities the scripts keep instead of reading every player.
+// copies the liabilities the scripts keep instead of reading every player. On a redis-server of its own: a first
+// snapshot of 100,000 players holds Redis about a second, which would time out other suites' requests.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { base58 } from '@scure/base';
-import { afterAll, describe, expect, it } from 'vitest';
-import { removeKeys } from '../../chaos/redis-keys.ts';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from '@solana/kit';
+import { RedisServer } from '../../chaos/redis-server.ts';
 import { createRedis } from '../../store/redis.ts';
 import { Keys } from '../../store/keys.ts';
 import { AnchorStore, type PendingCommit } from '../../store/anchor-store.ts';
 import { defineScripts } from '../../store/scripts.ts';
 
-const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const keys = new Keys(`test-${randomBytes(6).toString('hex')}`);
-const store = new AnchorStore(redis, keys, defineScripts(redis));
+const keys = new Keys('liabilities');
+let server: RedisServer;
+let redis: Redis;
+let store: AnchorStore;
+
+beforeAll(async () => {
+  server = new RedisServer({ dir: mkdtempSync(path.join(os.tmpdir(), 'pfws-liabilities-')), args: ['--appendonly', 'no'] });
+  await server.start();
+  redis = createRedis(server.url);
+  store = new AnchorStore(redis, keys, defineScripts(redis));
+});
 
 afterAll(async () => {
-  await removeKeys(redis, keys.prefix);
   await redis.quit();
+  await server.kill();
+  rmSync(server.options.dir, { recursive: true, force: true });
 });
 
 const WALLETS = 100_000;
