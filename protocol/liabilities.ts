@@ -1,7 +1,8 @@
 // The state root's leaves (design §4): per-wallet, per-epoch salts from an operator secret, and the liability tree.
 import { hmacSha256 } from './crypto.ts';
 import { fromBase58, utf8 } from './encoding.ts';
-import { finish, stateLeafId, stateTreeSteps, type StateLeaf, type StateTree } from './state-tree.ts';
+import { finish, sliceCounter } from './slices.ts';
+import { stateLeafId, stateTreeSteps, type StateLeaf, type StateTree } from './state-tree.ts';
 
 /**
  * salt = HMAC-SHA256(saltSecret, "pfws:state-salt:<epoch>:<wallet>"): unguessable without the secret,
@@ -40,16 +41,12 @@ export function* liabilityTreeSteps(
 ): Generator<void, LiabilityTree> {
   const ids = new Map<string, Uint8Array>();
   const leaves: StateLeaf[] = [];
-  let sinceYield = 0;
+  const due = sliceCounter(sliceHashes);
   for (const [wallet, liability] of liabilities) {
     const id = stateLeafId(fromBase58(wallet, 32), stateSalt(saltSecret, epoch, wallet));
     ids.set(wallet, id);
     leaves.push({ id, liability });
-    sinceYield += 2;
-    if (sinceYield >= sliceHashes) {
-      sinceYield = 0;
-      yield;
-    }
+    if (due(2)) yield;
   }
   return { tree: yield* stateTreeSteps(leaves, sliceHashes), ids };
 }

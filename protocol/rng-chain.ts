@@ -2,6 +2,7 @@
 import { sha256, sha256Hex } from './crypto.ts';
 import { bytesEqual, fromHex, isHex } from './encoding.ts';
 import { toHex32, type Hex32 } from './hex32.ts';
+import { finish, sliceCounter } from './slices.ts';
 
 export const RNG_VALUE_BYTES = 32;
 
@@ -32,18 +33,14 @@ export function* chainCheckpoints(secret: Uint8Array, length: number, interval: 
   if (secret.length !== RNG_VALUE_BYTES) throw new RangeError('secret must be 32 bytes');
   if (!Number.isSafeInteger(length) || length < 1) throw new RangeError('length must be a positive integer');
   if (!Number.isSafeInteger(interval) || interval < 1) throw new RangeError('bad checkpoint interval');
-  if (!(sliceHashes >= 1)) throw new RangeError('bad slice');
+  const due = sliceCounter(sliceHashes);
   const checkpoints: Uint8Array[] = new Array(Math.floor(length / interval) + 1);
   let value = secret;
-  let sinceYield = 0;
   for (let i = length; i >= 0; i--) {
     if (i % interval === 0) checkpoints[i / interval] = value;
     if (i === 0) break;
     value = sha256(value);
-    if (++sinceYield >= sliceHashes) {
-      sinceYield = 0;
-      yield;
-    }
+    if (due()) yield;
   }
   return checkpoints;
 }
@@ -81,10 +78,7 @@ export class RngChain {
       }
       checkpoints = [...options.checkpoints];
     } else {
-      const steps = chainCheckpoints(secret, length, interval);
-      let step = steps.next();
-      while (!step.done) step = steps.next();
-      checkpoints = step.value;
+      checkpoints = finish(chainCheckpoints(secret, length, interval));
     }
     this.#checkpoints = checkpoints;
     this.head = checkpoints[0] as Uint8Array;

@@ -27,6 +27,7 @@
 import { sha256 } from './crypto.ts';
 import { bytesEqual, fromHex, toHex } from './encoding.ts';
 import { EMPTY_ROOT, HASH_LENGTH, MAX_PROOF_LENGTH, isHash, type VerifyResult } from './merkle.ts';
+import { finish, sliceCounter } from './slices.ts';
 
 const U64_MAX = (1n << 64n) - 1n;
 const DECIMAL_U64_RE = /^(?:0|[1-9][0-9]{0,19})$/;
@@ -151,14 +152,6 @@ export function buildStateTree(leaves: readonly StateLeaf[]): StateTree {
   return finish(stateTreeSteps(leaves));
 }
 
-/** Runs a sliced build to its end at once. */
-export function finish<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
 /**
  * {@link buildStateTree} in slices: it pauses (yields) after every `sliceHashes` hashes, so a caller building the
  * tree of many wallets can let other work run between slices (at 100,000 wallets a tree is a few hundred thousand
@@ -166,8 +159,7 @@ export function finish<T>(steps: Generator<void, T>): T {
  * @throws {RangeError} on a bad slice
  */
 export function* stateTreeSteps(leaves: readonly StateLeaf[], sliceHashes = Number.POSITIVE_INFINITY): Generator<void, StateTree> {
-  if (!(sliceHashes >= 1)) throw new RangeError('bad slice');
-  let sinceYield = 0;
+  const due = sliceCounter(sliceHashes);
   const sorted: StateLeaf[] = leaves.map(({ id, liability }) => {
     if (!isHash(id)) throw new TypeError('leaf id must be 32 bytes');
     if (typeof liability !== 'bigint' || liability < 0n) throw new RangeError('liability must be a non-negative bigint');
@@ -183,10 +175,7 @@ export function* stateTreeSteps(leaves: readonly StateLeaf[], sliceHashes = Numb
   const leafNodes: StateNode[] = [];
   for (const l of sorted) {
     leafNodes.push({ hash: stateLeafHash(l.id, l.liability), sum: l.liability });
-    if (++sinceYield >= sliceHashes) {
-      sinceYield = 0;
-      yield;
-    }
+    if (due()) yield;
   }
   const levels: StateNode[][] = [leafNodes];
   for (let nodes = leafNodes; nodes.length > 1; ) {
@@ -194,10 +183,7 @@ export function* stateTreeSteps(leaves: readonly StateLeaf[], sliceHashes = Numb
     for (let i = 0; i < nodes.length; i += 2) {
       const right = nodes[i + 1];
       next.push(right === undefined ? (nodes[i] as StateNode) : stateNodeHash(nodes[i] as StateNode, right));
-      if (++sinceYield >= sliceHashes) {
-        sinceYield = 0;
-        yield;
-      }
+      if (due()) yield;
     }
     levels.push(next);
     nodes = next;
