@@ -225,9 +225,10 @@ async function main(): Promise<void> {
     // With chDB the main process owns the engine: this API process asks it over IPC.
     const { IpcReader } = await import('./analytics/cluster-ipc.ts');
     const analyticsReader = config.CLICKHOUSE_URL ? undefined : new IpcReader(process);
-    const running = await startService(config, logger, { localnetUrl: process.env.PFWS_LOCALNET_URL, ...(analyticsReader ? { analyticsReader } : {}) }).catch(
-      (err) => failStart(err, STARTUP_FAILED),
-    );
+    // The worker, in the main process, holds each commit's state tree: a state proof is asked of it first.
+    const { ipcStateTrees } = await import('./funding/state-proof.ts');
+    const overrides = { localnetUrl: process.env.PFWS_LOCALNET_URL, heldStateProofs: ipcStateTrees(process), ...(analyticsReader ? { analyticsReader } : {}) };
+    const running = await startService(config, logger, overrides).catch((err) => failStart(err, STARTUP_FAILED));
     onShutdown(logger, running.stop, config.SHUTDOWN_TIMEOUT_MS);
     return;
   }
@@ -252,6 +253,8 @@ async function main(): Promise<void> {
       const { serveAnalytics } = await import('./analytics/cluster-ipc.ts');
       serveAnalytics(cluster, running.wiring.analytics);
     }
+    const { serveStateTrees } = await import('./funding/state-proof.ts');
+    serveStateTrees(cluster, running.wiring.stateTrees);
     try {
       stopWorkers = await forkApiWorkers(config.API_WORKERS, running.rpcUrl, logger);
     } catch (err) {

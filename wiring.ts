@@ -71,7 +71,7 @@ import { BetLifecycle } from './games/lifecycle.ts';
 import type { HouseDeps } from './house/view.ts';
 import type { WorkerDeps } from './anchor-worker/worker.ts';
 import type { ApiDeps } from './api/deps.ts';
-import { StateProofs } from './funding/state-proof.ts';
+import { StateProofs, StateTrees, type HeldStateProofs } from './funding/state-proof.ts';
 import { AgentStore } from './store/agents.ts';
 import { AgentKeys } from './agents/agent-keys.ts';
 import { AgentLimits } from './agents/limits.ts';
@@ -153,6 +153,10 @@ export interface Core {
   analyticsEngine: EngineHolder | null;
   /** Activity, rankings and stats as the API serves them (and, in a node:cluster, the main process for its API processes). */
   analytics: AnalyticsReader;
+  /** The worker's newest state trees (it keeps each one it commits); in a node:cluster the main process serves them. */
+  stateTrees: StateTrees;
+  /** Where state proofs are looked up before an API builds a tree itself: this process's trees, or the main process's. */
+  heldStateProofs: HeldStateProofs;
 }
 
 /** The parts only the API role uses. */
@@ -187,6 +191,8 @@ export interface WiringOverrides {
   activitySnapshot?: ActivitySnapshot;
   /** An API process forked beside a chDB owner asks the owner (analytics/cluster-ipc.ts) instead of opening chDB. */
   analyticsReader?: AnalyticsReader;
+  /** An API process forked beside the worker asks it for state proofs (funding/state-proof.ts). */
+  heldStateProofs?: HeldStateProofs;
 }
 
 export class LedgerMismatchError extends StartupError {
@@ -479,7 +485,10 @@ function coreOf(config: Config, logger: Logger, clock: () => Date, storage: Stor
     startedAtMs: chain.startedAtMs,
   };
   const analytics = overrides.analyticsReader ?? analyticsReaderOf(config, clock, storage, house);
+  const stateTrees = new StateTrees();
   return {
+    stateTrees,
+    heldStateProofs: overrides.heldStateProofs ?? (async (epoch, wallet) => stateTrees.proofAt(epoch, wallet)),
     config,
     logger,
     clock,
@@ -600,6 +609,7 @@ function workerPartsOf(core: Core): WorkerDeps {
         commitment: config.INDEXER_COMMITMENT,
         checkpoints: { store: stores.transparency, origin: checkpointOrigin(config.PUBLIC_BASE_URL), witnesses: config.witnesses },
         replication,
+        stateTrees: core.stateTrees,
       },
       manifests: { store: stores.manifests, anchorKey: operator.anchor, maxEvents: config.MANIFEST_MAX_EVENTS, clock, logger: workerLogger, replication },
       redis: config.redis,
@@ -786,7 +796,7 @@ export function apiDepsOf(w: Wiring): ApiDeps {
       explorerBaseUrl: config.EXPLORER_BASE_URL,
     },
     links: w.links,
-    stateProofs: new StateProofs({ anchors: stores.anchors, saltSecret: w.saltSecret }),
+    stateProofs: new StateProofs({ anchors: stores.anchors, saltSecret: w.saltSecret, held: w.heldStateProofs }),
     transparency: stores.transparency,
     trustRoots: new TrustRoots({
       store: stores.transparency,

@@ -28,6 +28,7 @@ import { inclusionProof } from '../protocol/merkle.ts';
 import type { MerkleLog } from '../protocol/merkle-log.ts';
 import { toHex } from '../protocol/encoding.ts';
 import { LIABILITY_SLICE_HASHES, liabilityTreeSteps, type LiabilityTree } from '../protocol/liabilities.ts';
+import type { StateTrees } from '../funding/state-proof.ts';
 import { inTurns } from '../operator/in-turns.ts';
 import { LEAF_KEY, anchorLeafHexOf, type ReceiptAnchor } from '../protocol/receipt.ts';
 import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts';
@@ -68,6 +69,8 @@ export interface AnchorerDeps {
   checkpoints: { store: TransparencyStore; origin: string; witnesses?: readonly WitnessConfig[]; fetch?: typeof fetch };
   /** The entries a commit covers, and the pending commit itself, are on the replicas before it is sent. */
   replication: ReplicationBarrier;
+  /** Keeps each claimed commit's state tree, from which the API serves state proofs without building it again. */
+  stateTrees?: Pick<StateTrees, 'keep'>;
 }
 
 export interface AnchorerOptions {
@@ -244,6 +247,7 @@ export class Anchorer {
       this.#log.info({ entryCount }, 'anchor: another commit holds the slot');
       return false;
     }
+    deps.stateTrees?.keep(entryCount, state);
     await this.#sendAndFinalize(pending);
     return true;
   }

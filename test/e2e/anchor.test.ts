@@ -7,6 +7,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { buildApp } from '../../api/app.ts';
+import { apiDepsOf } from '../../wiring.ts';
 import { Player, http } from '../helpers/player.ts';
 import { runCli } from '../../verifier/cli.ts';
 import { settleDueBets } from '../../games/deadlines.ts';
@@ -271,6 +273,19 @@ describe('public reads', () => {
     const tx = await rpc('getTransaction', [body.commitSignature, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
     expect(verifyStateProofResponse(body, a!.address, tx, config.operatorPublicKey!)).toMatchObject({ ok: true });
     expect(verifyStateProofResponse(body, players[1]!.address, tx, config.operatorPublicKey!).ok).toBe(false);
+    // The worker keeps each tree it commits: an API answers from it and builds none of its own.
+    const deps = apiDepsOf(svc.wiring);
+    const app = await buildApp(deps);
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/protocol/v1/player/state-proof', headers: { authorization: `Bearer ${a!.token}` } });
+      expect(res.statusCode).toBe(200);
+      const held = res.json();
+      const heldTx = await rpc('getTransaction', [held.commitSignature, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
+      expect(verifyStateProofResponse(held, a!.address, heldTx, config.operatorPublicKey!)).toMatchObject({ ok: true });
+      expect(deps.stateProofs.builds).toBe(0);
+    } finally {
+      await app.close();
+    }
     expect((await http('GET', `${svc.api}/protocol/v1/player/state-proof`)).status).toBe(401);
     const file = path.join(tmp, 'state-proof.json');
     writeFileSync(file, JSON.stringify(body));
