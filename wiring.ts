@@ -796,7 +796,12 @@ export function apiDepsOf(w: Wiring): ApiDeps {
       explorerBaseUrl: config.EXPLORER_BASE_URL,
     },
     links: w.links,
-    stateProofs: new StateProofs({ anchors: stores.anchors, saltSecret: w.saltSecret, held: w.heldStateProofs }),
+    stateProofs: new StateProofs({
+      anchors: stores.anchors,
+      saltSecret: w.saltSecret,
+      held: w.heldStateProofs,
+      onBuild: () => w.metrics.stateTreesBuilt.inc(),
+    }),
     transparency: stores.transparency,
     trustRoots: new TrustRoots({
       store: stores.transparency,

@@ -20,6 +20,8 @@ export interface ProcessMetrics {
   observer: { committed(game: string): void; settled(game: string, source: string): void };
   /** The activity stream's observer (analytics/activity-stream.ts): its clients, and those dropped for falling behind. */
   streamObserver: { connected(): void; disconnected(): void; dropped(): void };
+  /** Epoch state trees an API built itself for a state proof, the worker holding none of that root (funding/state-proof.ts). */
+  stateTreesBuilt: Counter;
 }
 
 /**
@@ -58,9 +60,15 @@ export function createProcessMetrics(options: { defaultMetrics?: boolean } = {})
     help: 'Activity stream clients disconnected because their unsent bytes passed SSE_CLIENT_BUFFER_BYTES',
     registers: [registry],
   });
+  const stateTreesBuilt = new Counter({
+    name: 'pfws_state_trees_built_total',
+    help: "Epoch state trees an API built itself for a state proof because no worker beside it held that commit's tree",
+    registers: [registry],
+  });
   return {
     registry,
     httpDuration,
+    stateTreesBuilt,
     betsCommitted,
     betsSettled,
     observer: {

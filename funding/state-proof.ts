@@ -22,6 +22,8 @@ export interface StateProofDeps {
   saltSecret: Uint8Array;
   /** Asked first: the worker's own trees (in its process, or over IPC). */
   held?: HeldStateProofs;
+  /** Told each time this process builds an epoch's tree itself. */
+  onBuild?: () => void;
 }
 
 /**
@@ -81,6 +83,7 @@ export class StateProofs {
   #treeOf(epoch: number): Promise<LiabilityTree> {
     if (this.#cached?.epoch !== epoch) {
       this.#builds++;
+      this.deps.onBuild?.();
       const tree = this.deps.anchors
         .snapshotOf(epoch)
         .then((liabilities) => inTurns(liabilityTreeSteps(this.deps.saltSecret, epoch, liabilities, LIABILITY_SLICE_HASHES)));

@@ -13,6 +13,8 @@ import { loadConfig } from '../../config/env.ts';
 import { forkedApiProcesses } from '../../main.ts';
 import { createRedis } from '../../store/redis.ts';
 import { Player } from '../helpers/player.ts';
+import { verifyStateProofResponse } from '../../protocol/verify/state-proof.ts';
+import type { RpcTransaction } from '../../protocol/verify/chain.ts';
 import { exitOf, freePort, Processes, waitForLog } from '../helpers/process.ts';
 
 const procs = new Processes();
@@ -125,6 +127,22 @@ const scrapeCount = async (base: string, route: string) => {
   return line ? Number(line.split(' ').pop()) : 0;
 };
 
+const scrapeMetric = async (base: string, name: string) => {
+  const text = await (await fetch(`${base}/metrics`, { headers: { connection: 'close' } })).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`no ${name} in the scrape`);
+  return Number(line.split(' ').pop());
+};
+
+const rpcCall = async (port: number, method: string, params: unknown[]) => {
+  const res = await fetch(`http://127.0.0.1:${port}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return ((await res.json()) as { result: RpcTransaction }).result;
+};
+
 const refused = (port: number) =>
   new Promise<boolean>((resolve) => {
     const s = connect(port, '127.0.0.1');
@@ -178,6 +196,14 @@ describe('the all-in-one service (two API processes)', () => {
       if (i > 300) throw new Error('the bet log was never committed');
       await new Promise((r) => setTimeout(r, 100));
     }
+    // The player's state proof, through an API process: the main process's worker holds the commit's tree and answers
+    // it over IPC, so no API process builds one.
+    const proof = await player.get('/protocol/v1/player/state-proof');
+    expect(proof.status).toBe(200);
+    const commitTx = await rpcCall(rpcPort, 'getTransaction', [proof.body.commitSignature, { encoding: 'json', maxSupportedTransactionVersion: 0 }]);
+    const operator = ((await (await fetch(`${base}/api/protocol/v1/config`)).json()) as { operatorPublicKey: string }).operatorPublicKey;
+    expect(verifyStateProofResponse(proof.body, player.address, commitTx, operator)).toMatchObject({ ok: true });
+    expect(await scrapeMetric(base, 'pfws_state_trees_built_total')).toBe(0);
 
     // A request in flight: headers sent, body not yet. `Expect: 100-continue` tells us when a process holds it.
     const body = JSON.stringify({ walletAddress: player.address, message: 'not the challenge', signature: 'AAAA' });
