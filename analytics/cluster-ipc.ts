@@ -7,7 +7,7 @@
  */
 import { IpcAsker, serveIpc, type IpcChannel, type IpcHub } from '../config/cluster-ipc.ts';
 import type { Activity, Rankings, Stats } from '../protocol/analytics.ts';
-import { parseQuery, parseReceiptIds, parseSeqRange, unavailable } from './reader.ts';
+import { budgetClientOf, parseQuery, parseReceiptIds, parseSeqRange, unavailable } from './reader.ts';
 import type { ActivityQuery, AnalyticsReader, ArchivedEventsQuery, ArchivedReceiptsQuery, RankingsQuery, ShippedActivity, StatsQuery } from './reader.ts';
 import type { ArchivedReceiptText } from '../store/retention.ts';
 import type { JournalRecord } from '../store/journal-records.ts';
@@ -35,6 +35,12 @@ export function serveAnalytics(hub: IpcHub, reader: AnalyticsReader): () => void
     unavailable,
   );
 }
+
+/** The client whose share of the owner's archive budget a read spends, when the caller names one. */
+const clientOf = (query: { client?: unknown }): { client?: string } => {
+  const client = budgetClientOf(query.client);
+  return client === undefined ? {} : { client };
+};
 
 /** An API process's reader: every question goes to the owner over IPC. */
 export class IpcReader implements AnalyticsReader {
@@ -65,11 +71,11 @@ export class IpcReader implements AnalyticsReader {
   }
 
   async archivedReceipts(query: ArchivedReceiptsQuery): Promise<ArchivedReceiptText[]> {
-    return this.asker.ask('archivedReceipts', { receiptIds: parseReceiptIds(query.receiptIds) }) as Promise<ArchivedReceiptText[]>;
+    return this.asker.ask('archivedReceipts', { receiptIds: parseReceiptIds(query.receiptIds), ...clientOf(query) }) as Promise<ArchivedReceiptText[]>;
   }
 
   async archivedEvents(query: ArchivedEventsQuery): Promise<JournalRecord[]> {
-    return this.asker.ask('archivedEvents', { ...parseSeqRange(query) }) as Promise<JournalRecord[]>;
+    return this.asker.ask('archivedEvents', { ...parseSeqRange(query), ...clientOf(query) }) as Promise<JournalRecord[]>;
   }
 
   async ping(): Promise<void> {

@@ -29,12 +29,15 @@ export interface StatsQuery {
   game?: unknown;
   period?: unknown;
 }
+/** `client`: whose share of the archive's budget the read spends (the request's address); reads that name none share one. */
 export interface ArchivedReceiptsQuery {
   receiptIds?: unknown;
+  client?: unknown;
 }
 export interface ArchivedEventsQuery {
   afterSeq?: unknown;
   toSeq?: unknown;
+  client?: unknown;
 }
 
 export interface AnalyticsReader {
@@ -142,32 +145,59 @@ export function parseSeqRange(query: ArchivedEventsQuery): { afterSeq: number; t
 /** The archive reads of an engine, as this process makes them. */
 export type EngineArchive = ReceiptArchive & JournalArchive & Pick<AnalyticsReader, 'archivedReceipts' | 'archivedEvents'>;
 
+/** How long a client counts among those sharing the archive's budget after its last read. */
+export const ARCHIVE_CLIENT_ACTIVE_MS = 5_000;
+
+/** A client's address or other identity, as a budget keys it: at most 100 characters, or none. */
+export const budgetClientOf = (client: unknown): string | undefined => (typeof client === 'string' && client.length <= 100 ? client : undefined);
+
 /**
- * The archive reads of an engine this process may query, at most `readsPerSec` a second (a bucket of as many): each
- * is a query of its own, 11–12 ms of chDB's CPU measured here for a receipt, against well under 1 ms for a read Redis answers, so an
- * unbounded stream of requests for old receipts could take the cores play runs on. Past the budget a read is
- * SERVICE_UNAVAILABLE (503, Retry-After).
+ * The archive reads of an engine this process may query, at most `readsPerSec` a second in all: each is a query of
+ * its own, 11–12 ms of chDB's CPU measured here for a receipt, against well under 1 ms for a read Redis answers, so an
+ * unbounded stream of requests for old receipts could take the cores play runs on. The budget is shared evenly by the
+ * clients that read in the last {@link ARCHIVE_CLIENT_ACTIVE_MS}: each has a bucket filling at `readsPerSec` over
+ * their number, so a client that asks for everything cannot keep another's audit of old history waiting. Past its
+ * share a read is SERVICE_UNAVAILABLE (503) with a Retry-After of when its next read fits.
  */
-export function engineArchive(engine: () => Promise<AnalyticsEngine>, readsPerSec = Number.POSITIVE_INFINITY): EngineArchive {
+export function engineArchive(
+  engine: () => Promise<AnalyticsEngine>,
+  readsPerSec = Number.POSITIVE_INFINITY,
+  now: () => number = () => performance.now(),
+): EngineArchive {
   const unavailableOnEngineError = (err: unknown) => (err instanceof EngineError ? unavailable(err) : err);
-  let tokens = readsPerSec;
-  let at = performance.now();
-  const take = () => {
-    const now = performance.now();
-    tokens = Math.min(readsPerSec, tokens + ((now - at) / 1000) * readsPerSec);
-    at = now;
-    if (tokens < 1) {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  let prunedAt = now();
+  const take = (asked: unknown) => {
+    if (readsPerSec === Number.POSITIVE_INFINITY) return;
+    const client = budgetClientOf(asked) ?? '';
+    const t = now();
+    if (t - prunedAt >= ARCHIVE_CLIENT_ACTIVE_MS) {
+      for (const [c, b] of buckets) if (t - b.at >= ARCHIVE_CLIENT_ACTIVE_MS) buckets.delete(c);
+      prunedAt = t;
+    }
+    let active = 1;
+    for (const [c, b] of buckets) if (c !== client && t - b.at < ARCHIVE_CLIENT_ACTIVE_MS) active++;
+    const share = readsPerSec / active;
+    const capacity = Math.max(1, share);
+    const bucket = buckets.get(client) ?? { tokens: capacity, at: t };
+    bucket.tokens = Math.min(capacity, bucket.tokens + ((t - bucket.at) / 1000) * share);
+    bucket.at = t;
+    buckets.set(client, bucket);
+    if (bucket.tokens < 1) {
+      const waitS = Math.max(1, Math.ceil((1 - bucket.tokens) / share));
       throw new PfwsError(
         'SERVICE_UNAVAILABLE',
-        `Older receipts and journal events are read from the archive, at most ${readsPerSec} reads a second; retry shortly`,
+        `Older receipts and journal events are read from the archive, at most ${readsPerSec} reads a second shared by the clients reading them; retry in ${waitS} s`,
+        undefined,
+        { extras: { headers: { 'retry-after': String(waitS) } } },
       );
     }
-    tokens -= 1;
+    bucket.tokens -= 1;
   };
   return {
     async archivedEvents(query: ArchivedEventsQuery) {
       const { afterSeq, toSeq } = parseSeqRange(query);
-      take();
+      take(query.client);
       try {
         return await new RecoveryArchive(await engine()).events(afterSeq, toSeq);
       } catch (err) {
@@ -176,7 +206,7 @@ export function engineArchive(engine: () => Promise<AnalyticsEngine>, readsPerSe
     },
     async archivedReceipts(query: ArchivedReceiptsQuery) {
       const ids = parseReceiptIds(query.receiptIds);
-      take();
+      take(query.client);
       try {
         return await archivedReceiptTexts(await engine(), ids);
       } catch (err) {

@@ -34,14 +34,14 @@ interface Request {
 
 type Reply =
   | { type: string; id: number; ok: true; value: unknown }
-  | { type: string; id: number; ok: false; error: { code: string; message: string; details?: Record<string, unknown> } };
+  | { type: string; id: number; ok: false; error: { code: string; message: string; details?: Record<string, unknown>; headers?: Record<string, string> } };
 
 const requestType = (kind: string) => `pfws:${kind}:request`;
 const replyType = (kind: string) => `pfws:${kind}:reply`;
 
 /**
  * Answers one kind of question with `methods` (only their own names: a request naming another is ignored). An answer
- * that throws crosses as its `PfwsError`, or as `failure(err)`.
+ * that throws crosses as its `PfwsError` (code, message, details and headers), or as `failure(err)`.
  * @returns a function that stops answering
  */
 export function serveIpc(
@@ -63,7 +63,13 @@ export function serveIpc(
         (value) => safeSend(peer, { type: reply, id, ok: true, value: value ?? null }),
         (err: unknown) => {
           const e = err instanceof PfwsError ? err : failure(err);
-          safeSend(peer, { type: reply, id, ok: false, error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } });
+          const error = {
+            code: e.code,
+            message: e.message,
+            ...(e.details ? { details: e.details } : {}),
+            ...(e.extras.headers ? { headers: e.extras.headers } : {}),
+          };
+          safeSend(peer, { type: reply, id, ok: false, error });
         },
       );
   };
@@ -94,8 +100,8 @@ export class IpcAsker {
     clearTimeout(waiting.timer);
     if (reply.ok) waiting.resolve(reply.value);
     else {
-      const { code, message: text, details } = reply.error;
-      waiting.reject(new PfwsError(isErrorCode(code) ? code : 'SERVICE_UNAVAILABLE', text, details));
+      const { code, message: text, details, headers } = reply.error;
+      waiting.reject(new PfwsError(isErrorCode(code) ? code : 'SERVICE_UNAVAILABLE', text, details, headers ? { extras: { headers } } : undefined));
     }
   };
 

@@ -157,7 +157,7 @@ export const ConfigSchema = Type.Object({
     1,
     100_000,
     20,
-    'Most reads a second this process makes of the ClickHouse archive for receipts and journal events Redis no longer holds (each a query of its own, 11–12 ms of chDB CPU measured for a receipt); past it such a request is 503 SERVICE_UNAVAILABLE with Retry-After',
+    'Most reads a second this process makes of the ClickHouse archive for receipts and journal events Redis no longer holds (each a query of its own, 11–12 ms of chDB CPU measured for a receipt), shared evenly by the clients (addresses) reading in the last 5 s; past its share a request is 503 SERVICE_UNAVAILABLE with the Retry-After of its next read',
   ),
   X402_FACILITATOR_URL: Url('Remote x402 facilitator; unset runs the embedded one, which pays fees with KEYS_DIR/x402.json'),
   MIN_TOP_UP_USDC: UsdcAmount('1', 'Smallest x402 top-up, USDC; a smaller one gets INVALID_BET_AMOUNT with details.minimum'),

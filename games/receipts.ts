@@ -22,17 +22,18 @@ export class Receipts {
 
   /**
    * The public receipt, or null when there is none with this id.
+   * @param client - who asks (its address): a read from the archive spends that client's share of its budget
    * @throws {PfwsError} SERVICE_UNAVAILABLE when Redis has dropped some receipts and the archive cannot answer
    */
-  async read(receiptId: string): Promise<Record<string, unknown> | null> {
-    const stored = (await this.deps.bets.receipt(receiptId)) ?? (await this.#archived(receiptId));
+  async read(receiptId: string, client?: string): Promise<Record<string, unknown> | null> {
+    const stored = (await this.deps.bets.receipt(receiptId)) ?? (await this.#archived(receiptId, client));
     return stored && receiptOf(stored);
   }
 
-  async #archived(receiptId: string): Promise<{ body: string; anchor: string | null } | null> {
+  async #archived(receiptId: string, client: string | undefined): Promise<{ body: string; anchor: string | null } | null> {
     // While Redis has dropped nothing, it holds every receipt: an unknown id costs no archive query.
     if (!this.deps.archive || !RECEIPT_ID_RE.test(receiptId) || (await this.deps.retention.prunedSize()) === 0) return null;
-    const [row] = await this.deps.archive.archivedReceipts({ receiptIds: [receiptId] });
+    const [row] = await this.deps.archive.archivedReceipts({ receiptIds: [receiptId], ...(client === undefined ? {} : { client }) });
     return row ?? null;
   }
 }

@@ -73,9 +73,10 @@ export class ManifestStore {
   /**
    * Up to `limit` events with `seq > afterSeq`, in order: from the stream, and from the archive below the stream's
    * oldest entry once older events were trimmed from it.
+   * @param client - who asks (its address): reads from the archive spend that client's share of its budget
    * @throws {PfwsError} SERVICE_UNAVAILABLE when trimmed events are asked for and the archive cannot answer
    */
-  async eventsAfterSeq(afterSeq: number, limit: number): Promise<JournalEvent[]> {
+  async eventsAfterSeq(afterSeq: number, limit: number, client?: string): Promise<JournalEvent[]> {
     const kept = await this.#streamEventsAfterSeq(afterSeq, limit);
     if (!this.archive || (kept[0]?.seq ?? Number.POSITIVE_INFINITY) === afterSeq + 1) return kept;
     // Read after the stream, so a trim in between only widens what the archive gives.
@@ -85,7 +86,8 @@ export class ManifestStore {
     const archived: JournalEvent[] = [];
     const toSeq = Math.min(firstSeq - 1, afterSeq + limit);
     for (let from = afterSeq; from < toSeq; from += MAX_ARCHIVED_EVENTS) {
-      for (const r of await this.archive.archivedEvents({ afterSeq: from, toSeq: Math.min(toSeq, from + MAX_ARCHIVED_EVENTS) })) {
+      const range = { afterSeq: from, toSeq: Math.min(toSeq, from + MAX_ARCHIVED_EVENTS) };
+      for (const r of await this.archive.archivedEvents(client === undefined ? range : { ...range, client })) {
         archived.push(toPublicEvent(r.id, ['seq', String(r.seq), 'type', r.type, 'at', r.at, 'data', r.data]));
       }
     }

@@ -22,8 +22,11 @@ export interface ArchivedReceiptText {
 
 /** Where receipts Redis no longer holds are read: the ClickHouse archive (analytics/archive.ts). */
 export interface ReceiptArchive {
-  /** The archived texts of those receipts the archive holds, in no particular order. */
-  archivedReceipts(query: { receiptIds: readonly string[] }): Promise<ArchivedReceiptText[]>;
+  /**
+   * The archived texts of those receipts the archive holds, in no particular order. `client` (who asks: its address)
+   * is whose share of the archive's read budget the read spends.
+   */
+  archivedReceipts(query: { receiptIds: readonly string[]; client?: string }): Promise<ArchivedReceiptText[]>;
 }
 
 /** Most seqs one archived-events read spans. */
@@ -31,8 +34,8 @@ export const MAX_ARCHIVED_EVENTS = 1000;
 
 /** Where journal events trimmed from the Redis stream are read: the ClickHouse archive (`journal_events`). */
 export interface JournalArchive {
-  /** Archived events with `afterSeq < seq <= toSeq` (at most 1,000 seqs a read), in seq order. */
-  archivedEvents(query: { afterSeq: number; toSeq: number }): Promise<JournalRecord[]>;
+  /** Archived events with `afterSeq < seq <= toSeq` (at most 1,000 seqs a read), in seq order; `client` as above. */
+  archivedEvents(query: { afterSeq: number; toSeq: number; client?: string }): Promise<JournalRecord[]>;
 }
 
 const SWEEPER_RECEIPT = 'sweeper_';

@@ -19,7 +19,7 @@ export default async function mcpRoutes(app: FastifyInstance, parts: McpParts) {
   const schema = { hide: true };
 
   app.post('/mcp', { onRequest: app.requireWallet, schema }, async (request, reply) => {
-    const server = agentServer(parts, request.wallet, request.log);
+    const server = agentServer(parts, request.wallet, request.log, request.ip);
     // JSON answers, not an SSE stream: every tool call is one request and one response.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();

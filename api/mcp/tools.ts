@@ -77,7 +77,8 @@ const money = (n: unknown) => `${String(n)} USDC`;
 /** Built once: each server would otherwise compile a fresh Ajv instance, and a server lives for one request. */
 const validator = new AjvJsonSchemaValidator();
 
-export function agentServer(parts: McpParts, wallet: Address, log: FastifyBaseLogger): McpServer {
+/** @param client - the request's address: an archived receipt read spends its share of the archive's budget */
+export function agentServer(parts: McpParts, wallet: Address, log: FastifyBaseLogger, client?: string): McpServer {
   const server = new McpServer({ name: 'pfws', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
   const { agents } = parts;
 
@@ -210,7 +211,7 @@ export function agentServer(parts: McpParts, wallet: Address, log: FastifyBaseLo
     },
     async ({ id }) =>
       tool(async () => {
-        const receipt = await parts.receipts.read(id);
+        const receipt = await parts.receipts.read(id, client);
         if (!receipt) throw new PfwsError('RECEIPT_NOT_FOUND', `No receipt with id ${id}`);
         const r = receipt as { game: string; status: string; betAmount: number; payout: number; source: string; anchor: { status: string } };
         return toolResult(

@@ -44,7 +44,10 @@ export default async function journalRoutes(fastify: FastifyInstance, { manifest
       },
     },
     async (request) => {
-      const [events, lastSeq] = await Promise.all([store.eventsAfterSeq(request.query.afterSeq ?? 0, pageSize(request.query.limit)), store.journalSeq()]);
+      const [events, lastSeq] = await Promise.all([
+        store.eventsAfterSeq(request.query.afterSeq ?? 0, pageSize(request.query.limit), request.ip),
+        store.journalSeq(),
+      ]);
       return { events, lastSeq };
     },
   );

@@ -273,6 +273,30 @@ describe('the reader', () => {
     }
     expect(sent.filter((m) => (m as { method?: string }).method === 'archivedEvents')).toHaveLength(1);
     stop3();
+    // The owner's archive budget is shared per client: each read crosses with the client that asked, and a refusal
+    // with the Retry-After of that client's next read.
+    let tick = 0;
+    const budgeted = new EngineReader({
+      engine: async () => engine,
+      clock: () => NOW,
+      bankroll: async () => BANKROLL,
+      archive: engineArchive(
+        async () => engine,
+        1,
+        () => tick,
+      ),
+    });
+    const stop4 = serveAnalytics(hub as never, budgeted);
+    const asClient = (client: string) => reader.archivedReceipts({ receiptIds: ['dice_ipc'], client });
+    expect(await asClient('a')).toHaveLength(1);
+    const refused = await asClient('a').catch((e: unknown) => e as PfwsError);
+    expect(refused).toBeInstanceOf(PfwsError);
+    expect([(refused as PfwsError).code, (refused as PfwsError).extras.headers]).toEqual(['SERVICE_UNAVAILABLE', { 'retry-after': '1' }]);
+    expect(await asClient('b')).toHaveLength(1);
+    expect(sent.filter((m) => (m as { method?: string }).method === 'archivedReceipts').map((m) => (m as { query: { client?: string } }).query.client)).toEqual(
+      [undefined, 'a', 'a', 'b'],
+    );
+    stop4();
     // Nobody answers.
     const silent = new IpcReader(channel, 100);
     expect(await codeOf(silent.activity({}))).toBe('SERVICE_UNAVAILABLE');
@@ -297,6 +321,45 @@ describe('the archive reads', () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(await archive.archivedReceipts({ receiptIds: ['dice_c'] })).toEqual([]);
     expect(await codeOf(archive.archivedReceipts({ receiptIds: ['dice_d'] }))).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('share the budget among the clients reading: one that asks for everything leaves the others their share', async () => {
+    const engine = { query: async () => [] } as unknown as AnalyticsEngine;
+    let t = 0;
+    const archive = engineArchive(
+      async () => engine,
+      10,
+      () => t,
+    );
+    const read = (client: string) =>
+      archive.archivedReceipts({ receiptIds: ['dice_a'], client }).then(
+        () => 'ok',
+        (err: PfwsError) => `${err.code} ${err.extras.headers?.['retry-after']}`,
+      );
+    // Alone, a client has the whole budget, then waits.
+    const alone = [];
+    for (let i = 0; i < 12; i++) alone.push(await read('greedy'));
+    expect(alone.filter((r) => r === 'ok')).toHaveLength(10);
+    expect(alone.at(-1)).toBe('SERVICE_UNAVAILABLE 1');
+    // Another client's reads go through at once, though the greedy one spent everything it had.
+    expect(await read('auditor')).toBe('ok');
+    // From then on the two share it evenly: over 5 s of both asking 20 times a second, about 25 reads each (50 at
+    // the budget's rate, and the auditor's first bucket of 5).
+    const got = { greedy: 0, auditor: 0 };
+    for (let step = 0; step < 100; step++) {
+      t += 50;
+      for (const client of ['greedy', 'auditor'] as const) if ((await read(client)) === 'ok') got[client]++;
+    }
+    expect(got.greedy + got.auditor).toBeLessThanOrEqual(55);
+    expect(got.auditor).toBeGreaterThanOrEqual(23);
+    expect(got.greedy).toBeLessThanOrEqual(27);
+    expect(got.auditor - got.greedy).toBeLessThanOrEqual(5);
+    // Journal events spend the same shares; reads that name no client share one bucket.
+    t += 1_000;
+    expect(await archive.archivedEvents({ afterSeq: 0, toSeq: 1, client: 'auditor' }).then(() => 'ok')).toBe('ok');
+    t += 60_000;
+    for (let i = 0; i < 10; i++) expect(await archive.archivedEvents({ afterSeq: 0, toSeq: 1 }).then(() => 'ok')).toBe('ok');
+    expect(await codeOf(archive.archivedReceipts({ receiptIds: ['dice_a'] }))).toBe('SERVICE_UNAVAILABLE');
   });
 });
 

@@ -7,6 +7,10 @@ import { parseBetLogItem } from '../../store/anchor-tree.ts';
 import { Player, http } from '../helpers/player.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { expectVerifiedAll } from '../helpers/verify-all.ts';
+import { buildApp } from '../../api/app.ts';
+import { engineArchive } from '../../analytics/reader.ts';
+import { Receipts } from '../../games/receipts.ts';
+import { apiDepsOf } from '../../wiring.ts';
 
 const RETENTION_MS = 600_000;
 /** One full entry bundle: what leaves Redis first. */
@@ -140,6 +144,30 @@ describe('settled plays leaving Redis', () => {
     const unknown = await receipt('dice_00000000000000000000000000000000');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('RECEIPT_NOT_FOUND');
+  });
+
+  it("share the archive's read budget among clients: one asking for everything leaves another its share", async () => {
+    // Another API on this service, its archive held to 4 reads a second, behind a proxy that names each client.
+    const engine = svc.wiring.analyticsEngine!;
+    const deps = apiDepsOf(svc.wiring);
+    const archive = engineArchive(() => engine.get(), 4);
+    const app = await buildApp({
+      ...deps,
+      config: { ...deps.config, TRUST_PROXY: 'true' },
+      receipts: new Receipts({ bets: svc.wiring.stores.bets, retention: svc.wiring.stores.retention, archive }),
+    });
+    try {
+      const read = async (client: string, i: number) => {
+        const res = await app.inject({ method: 'GET', url: `/api/receipts/${ids[i % ids.length]}`, headers: { 'x-forwarded-for': client } });
+        return res.statusCode === 503 ? `503 ${res.headers['retry-after']}` : String(res.statusCode);
+      };
+      const greedy = [];
+      for (let i = 0; i < 6; i++) greedy.push(await read('198.51.100.7', i));
+      expect(greedy).toEqual(['200', '200', '200', '200', '503 1', '503 1']);
+      expect(await read('203.0.113.9', 10)).toBe('200');
+    } finally {
+      await app.close();
+    }
   });
 
   it('trim the journal stream once manifests cover it, and serve the same events from the archive', async () => {
