@@ -159,7 +159,7 @@ export const budgetClientOf = (client: unknown): string | undefined => (typeof c
  * their number, so a client that asks for everything cannot keep another's audit of old history waiting. Past its
  * share a read is SERVICE_UNAVAILABLE (503) with a Retry-After of when its next read fits. The routes name the client
  * in each read: an AsyncLocalStorage would carry it implicitly, but on Node 20, once enabled, it about doubles the cost
- * of every `await` in the process (1.0 → 1.3–1.8 s for a million here), the bet path's included.
+ * of every `await` in the process (60–85 → 130–180 ms for a million here), the bet path's included.
  */
 export function engineArchive(
   engine: () => Promise<AnalyticsEngine>,
