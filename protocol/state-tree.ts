@@ -152,6 +152,14 @@ export function buildStateTree(leaves: readonly StateLeaf[]): StateTree {
   return finish(stateTreeSteps(leaves));
 }
 
+/** One level of a built tree, bottom-up: its nodes' hashes end to end, and their sums. */
+interface Level {
+  readonly hashes: Uint8Array;
+  readonly sums: BigUint64Array;
+}
+
+const newLevel = (count: number): Level => ({ hashes: new Uint8Array(count * HASH_LENGTH), sums: new BigUint64Array(count) });
+
 /**
  * {@link buildStateTree} in slices: it pauses (yields) after every `sliceHashes` hashes, so a caller building the
  * tree of many wallets can let other work run between slices (at 100,000 wallets a tree is a few hundred thousand
@@ -160,44 +168,62 @@ export function buildStateTree(leaves: readonly StateLeaf[]): StateTree {
  */
 export function* stateTreeSteps(leaves: readonly StateLeaf[], sliceHashes = Number.POSITIVE_INFINITY): Generator<void, StateTree> {
   const due = sliceCounter(sliceHashes);
-  const sorted: StateLeaf[] = leaves.map(({ id, liability }) => {
+  for (const { id, liability } of leaves) {
     if (!isHash(id)) throw new TypeError('leaf id must be 32 bytes');
     if (typeof liability !== 'bigint' || liability < 0n) throw new RangeError('liability must be a non-negative bigint');
     if (liability > U64_MAX) throw new RangeError('liability overflows u64');
-    return Object.freeze({ id: id.slice(), liability });
-  });
-  sorted.sort((a, b) => compareBytes(a.id, b.id));
-  for (let i = 1; i < sorted.length; i++) {
-    if (bytesEqual((sorted[i - 1] as StateLeaf).id, (sorted[i] as StateLeaf).id)) throw new RangeError('duplicate leaf id');
   }
+  const order = leaves.map((_, i) => i).sort((a, b) => compareBytes((leaves[a] as StateLeaf).id, (leaves[b] as StateLeaf).id));
+  // The tree is kept as flat arrays, one pair a level: a tree of objects (a node, its hash array and its sum each) held
+  // about 150 MB at 100,000 wallets, and the worker keeps its newest trees for the state proofs.
+  const count = leaves.length;
+  const ids = new Uint8Array(count * HASH_LENGTH);
+  for (let i = 0; i < count; i++) ids.set((leaves[order[i] as number] as StateLeaf).id, i * HASH_LENGTH);
+  const idAt = (i: number): Uint8Array => ids.subarray(i * HASH_LENGTH, (i + 1) * HASH_LENGTH);
+  for (let i = 1; i < count; i++) if (bytesEqual(idAt(i - 1), idAt(i))) throw new RangeError('duplicate leaf id');
 
   // Pairing level by level and promoting a lonely last node unchanged yields exactly the RFC 6962 shape.
-  const leafNodes: StateNode[] = [];
-  for (const l of sorted) {
-    leafNodes.push({ hash: stateLeafHash(l.id, l.liability), sum: l.liability });
+  const base = newLevel(count);
+  for (let i = 0; i < count; i++) {
+    const liability = (leaves[order[i] as number] as StateLeaf).liability;
+    base.hashes.set(stateLeafHash(idAt(i), liability), i * HASH_LENGTH);
+    base.sums[i] = liability;
     if (due()) yield;
   }
-  const levels: StateNode[][] = [leafNodes];
-  for (let nodes = leafNodes; nodes.length > 1; ) {
-    const next: StateNode[] = [];
-    for (let i = 0; i < nodes.length; i += 2) {
-      const right = nodes[i + 1];
-      next.push(right === undefined ? (nodes[i] as StateNode) : stateNodeHash(nodes[i] as StateNode, right));
+  const levels: Level[] = [base];
+  for (let nodes = base, n = count; n > 1; n = Math.ceil(n / 2)) {
+    const next = newLevel(Math.ceil(n / 2));
+    for (let i = 0; i < n; i += 2) {
+      const at = (i / 2) * HASH_LENGTH;
+      if (i + 1 === n) {
+        next.hashes.set(nodes.hashes.subarray(i * HASH_LENGTH, (i + 1) * HASH_LENGTH), at);
+        next.sums[i / 2] = nodes.sums[i] as bigint;
+      } else {
+        const sum = (nodes.sums[i] as bigint) + (nodes.sums[i + 1] as bigint);
+        if (sum > U64_MAX) throw new RangeError('sum overflows u64');
+        input[0] = 0x01;
+        inputView.setBigUint64(1, nodes.sums[i] as bigint);
+        inputView.setBigUint64(9, nodes.sums[i + 1] as bigint);
+        input.set(nodes.hashes.subarray(i * HASH_LENGTH, (i + 2) * HASH_LENGTH), 17);
+        next.hashes.set(sha256(input), at);
+        next.sums[i / 2] = sum;
+      }
       if (due()) yield;
     }
     levels.push(next);
     nodes = next;
   }
-  const top = levels[levels.length - 1]?.[0];
-  const root = top === undefined ? EMPTY_ROOT.slice() : top.hash;
-  const total = top === undefined ? 0n : top.sum;
+  const top = levels[levels.length - 1] as Level;
+  const root = count === 0 ? EMPTY_ROOT.slice() : top.hashes.slice(0, HASH_LENGTH);
+  const total = count === 0 ? 0n : (top.sums[0] as bigint);
 
   const indexOf = (id: Uint8Array): number => {
+    if (!isHash(id)) return -1;
     let lo = 0;
-    let hi = sorted.length - 1;
+    let hi = count - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareBytes((sorted[mid] as StateLeaf).id, id);
+      const c = compareBytes(idAt(mid), id);
       if (c === 0) return mid;
       if (c < 0) lo = mid + 1;
       else hi = mid - 1;
@@ -206,21 +232,30 @@ export function* stateTreeSteps(leaves: readonly StateLeaf[], sliceHashes = Numb
   };
 
   const proof = (id: Uint8Array): StateProof => {
-    const index = isHash(id) ? indexOf(id) : -1;
+    const index = indexOf(id);
     if (index < 0) throw new RangeError('id is not a leaf of this tree');
     const siblings: StateNode[] = [];
     let i = index;
-    for (let level = 0; level < levels.length - 1; level++) {
-      const nodes = levels[level] as StateNode[];
-      const sibling = nodes[i % 2 === 1 ? i - 1 : i + 1];
-      if (sibling !== undefined) siblings.push({ hash: sibling.hash.slice(), sum: sibling.sum });
+    for (let level = 0, n = count; level < levels.length - 1; level++, n = Math.ceil(n / 2)) {
+      const { hashes, sums } = levels[level] as Level;
+      const sibling = i % 2 === 1 ? i - 1 : i + 1;
+      if (sibling < n) siblings.push({ hash: hashes.slice(sibling * HASH_LENGTH, (sibling + 1) * HASH_LENGTH), sum: sums[sibling] as bigint });
       i = Math.floor(i / 2);
     }
-    const leaf = sorted[index] as StateLeaf;
-    return { id: leaf.id.slice(), liability: leaf.liability, index, count: sorted.length, proof: siblings };
+    return { id: idAt(index).slice(), liability: base.sums[index] as bigint, index, count, proof: siblings };
   };
 
-  return { root: root.slice(), total, leaves: Object.freeze(sorted), indexOf, proof };
+  let sortedLeaves: readonly StateLeaf[] | null = null;
+  return {
+    root,
+    total,
+    get leaves() {
+      sortedLeaves ??= Object.freeze(Array.from({ length: count }, (_, i) => Object.freeze({ id: idAt(i).slice(), liability: base.sums[i] as bigint })));
+      return sortedLeaves;
+    },
+    indexOf,
+    proof,
+  };
 }
 
 /** Input of {@link verifyStateProof}: a proof and the published root and total. */
