@@ -610,6 +610,7 @@ function workerPartsOf(core: Core): WorkerDeps {
         checkpoints: { store: stores.transparency, origin: checkpointOrigin(config.PUBLIC_BASE_URL), witnesses: config.witnesses },
         replication,
         stateTrees: core.stateTrees,
+        stateTreeCpuPercent: config.STATE_TREE_CPU_PERCENT,
       },
       manifests: { store: stores.manifests, anchorKey: operator.anchor, maxEvents: config.MANIFEST_MAX_EVENTS, clock, logger: workerLogger, replication },
       redis: config.redis,

@@ -60,6 +60,25 @@ const JOB_OPTIONS = {
 
 const backoffStrategy = (attemptsMade: number): number => Math.min(30_000, 200 * 2 ** Math.min(attemptsMade, 10));
 
+export interface CommitDueInput {
+  now: number;
+  logSize: number;
+  committed: number;
+  /** When the oldest entry not yet committed settled; null when there is none. */
+  oldestAt: number | null;
+  maxEntries: number;
+  maxDelayMs: number;
+  /** Until when the last commit's state tree holds the next one back (epoch ms; see `Anchorer.heldBackUntil`). */
+  heldBackUntil: number;
+}
+
+/** Whether new entries are due for a commit: `maxEntries` of them, or the oldest `maxDelayMs` old, once nothing holds it back. */
+export function commitDue(input: CommitDueInput): boolean {
+  const { now, logSize, committed, oldestAt } = input;
+  if (logSize <= committed || now < input.heldBackUntil) return false;
+  return logSize - committed >= input.maxEntries || (oldestAt !== null && now - oldestAt >= input.maxDelayMs);
+}
+
 export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOptions = {}): Promise<AnchoringHandle> {
   const log = deps.logger.child({ role: 'worker', part: 'anchoring' });
   const anchorer = new Anchorer(deps.anchorer, options.anchorer);
@@ -158,8 +177,15 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
         force ||
         pending ||
         filled < committed ||
-        logSize - committed >= deps.anchorMaxEntries ||
-        (anchorSince !== null && now - anchorSince.at >= deps.anchorMaxDelayMs);
+        commitDue({
+          now,
+          logSize,
+          committed,
+          oldestAt: anchorSince?.at ?? null,
+          maxEntries: deps.anchorMaxEntries,
+          maxDelayMs: deps.anchorMaxDelayMs,
+          heldBackUntil: anchorer.heldBackUntil(),
+        });
       if (due && (logSize > committed || pending || filled < committed)) await enqueueAnchor(committed);
     }
 

@@ -49,6 +49,27 @@ export interface AnchorHooks {
 
 const HISTORY_PAGE = 100;
 
+/** A commit's state tree: when it was built (epoch ms) and how long its hashing took. */
+export interface StateTreeCost {
+  at: number;
+  busyMs: number;
+}
+
+/** A state tree whose hashing takes less holds no commit back: at a few hundred wallets its share is nothing to pace. */
+export const STATE_TREE_PACING_MIN_MS = 10;
+
+/**
+ * Until when (epoch ms) a commit's state tree holds the next commit back; 0 when it holds nothing. Each commit builds its
+ * tree anew (design §4 salts every leaf per epoch): about 20 µs of hashing a wallet, 2 s at 100,000 wallets, which at
+ * a commit a second would take a core from play. So the next commit waits until that hashing is at most
+ * `cpuPercent` of the time since it began, and covers every entry settled by then (past `maxEntries`, or anchoring
+ * would fall behind play for good): anchoring slows as wallets grow, play does not.
+ */
+export function stateTreeHoldsUntil(last: StateTreeCost | null, cpuPercent: number): number {
+  if (!last || last.busyMs < STATE_TREE_PACING_MIN_MS) return 0;
+  return last.at + last.busyMs * (100 / cpuPercent - 1);
+}
+
 export interface AnchorerDeps {
   store: AnchorStore;
   rpc: SolanaRpc;
@@ -71,6 +92,11 @@ export interface AnchorerDeps {
   replication: ReplicationBarrier;
   /** Keeps each claimed commit's state tree, from which the API serves state proofs without building it again. */
   stateTrees?: Pick<StateTrees, 'keep'>;
+  /**
+   * Most of one core, in percent, that building the commits' state trees may take (STATE_TREE_CPU_PERCENT).
+   * @defaultValue 100
+   */
+  stateTreeCpuPercent?: number;
 }
 
 export interface AnchorerOptions {
@@ -89,6 +115,7 @@ export class Anchorer {
   #tree: BetLogTree | null = null;
   /** The newest commit known to be on-chain: read at start, then each one this worker lands. */
   #trusted: TrustedCommit | null = null;
+  #lastStateTree: StateTreeCost | null = null;
 
   constructor(
     readonly deps: AnchorerDeps,
@@ -107,6 +134,16 @@ export class Anchorer {
     if (!this.#tree) this.#tree = await this.store.loadTree();
     await this.#tree.extendTo(size);
     return this.#tree;
+  }
+
+  /** When this worker last built a commit's state tree, and the time its hashing took (the turns between slices left out). */
+  get lastStateTree(): StateTreeCost | null {
+    return this.#lastStateTree;
+  }
+
+  /** Until when (epoch ms) this worker's last state tree holds the next commit back; 0 when it holds nothing. */
+  heldBackUntil(): number {
+    return stateTreeHoldsUntil(this.#lastStateTree, this.deps.stateTreeCpuPercent ?? 100);
   }
 
   /** The commit this worker holds the log to. */
@@ -194,7 +231,10 @@ export class Anchorer {
 
   async #commitNew(): Promise<boolean> {
     const { deps } = this;
-    const snap = await this.store.snapshot(deps.maxEntries);
+    // Here as well as in the scheduler: a job queued for the fill of the last commit must not commit early either.
+    if (Date.now() < this.heldBackUntil()) return false;
+    // A commit the state tree held back takes every entry: it came later than maxEntries alone would have had it.
+    const snap = await this.store.snapshot(this.heldBackUntil() > 0 ? Number.MAX_SAFE_INTEGER : deps.maxEntries);
     const from = snap.committedSize;
     const entryCount = snap.entryCount;
     if (entryCount <= from) {
@@ -211,11 +251,13 @@ export class Anchorer {
     if (!snap.rngHead || snap.rngChainId === null) throw new Error('no RNG chain is committed yet');
     const rngReveal = snap.disclosed > 0 ? deps.rngValue(snap.rngChainId, snap.disclosed) : snap.rngHead;
     let state: LiabilityTree;
+    const busy = { ms: 0 };
     try {
-      state = await inTurns(liabilityTreeSteps(deps.saltSecret, entryCount, snap.liabilities, LIABILITY_SLICE_HASHES));
+      state = await inTurns(liabilityTreeSteps(deps.saltSecret, entryCount, snap.liabilities, LIABILITY_SLICE_HASHES), busy);
     } catch (err) {
       throw new InvalidEntryError(`the liability snapshot cannot form a state tree: ${(err as Error).message}`);
     }
+    this.#lastStateTree = { at: Date.now(), busyMs: busy.ms };
     const fields = {
       entryCount,
       betLogRoot: toHex(tree.log.root(entryCount)),
