@@ -1,10 +1,10 @@
 // The reader the API serves from: parameters checked before any query, one computation per query per cache period,
 // an engine failure as SERVICE_UNAVAILABLE (and not kept); the same answers across cluster IPC, with timeouts; the
 // engine opened lazily with a pause between failed attempts; and one shipper among several worker processes.
-import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { IpcReader, serveAnalytics, type IpcPeer } from '../../analytics/cluster-ipc.ts';
+import { IpcReader, serveAnalytics } from '../../analytics/cluster-ipc.ts';
+import { clusterPair } from '../helpers/cluster-ipc.ts';
 import { archiveAnchors, archiveReceipts } from '../../analytics/archive.ts';
 import { EngineError, type AnalyticsEngine, type Row } from '../../analytics/engine.ts';
 import { EngineHolder } from '../../analytics/engine-holder.ts';
@@ -213,16 +213,8 @@ describe('the reader', () => {
 
   it('gives cluster API processes the same answers over IPC, errors with their codes, and SERVICE_UNAVAILABLE when the owner is silent', async () => {
     const owner = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL });
-    // A primary and one forked process, wired back to back.
-    const hub = new EventEmitter();
-    const child = new EventEmitter();
-    const peer: IpcPeer = { send: (m) => child.emit('message', structuredClone(m)) };
-    const channel = {
-      send: (m: unknown) => hub.emit('message', peer, structuredClone(m)),
-      on: (e: 'message', l: (m: unknown) => void) => child.on(e, l),
-      off: (e: 'message', l: (m: unknown) => void) => child.off(e, l),
-    };
-    const stop = serveAnalytics(hub as never, owner);
+    const { hub, channel } = clusterPair();
+    const stop = serveAnalytics(hub, owner);
     const reader = new IpcReader(channel, 2_000);
     expect(await reader.rankings({ metric: 'wagered' })).toEqual(await owner.rankings({ metric: 'wagered' }));
     expect(await reader.activity({ limit: '1000' })).toEqual(await owner.activity({ limit: 100 }));
@@ -239,7 +231,7 @@ describe('the reader', () => {
     );
     const ownerDown = new EngineReader({ engine: async () => engine, clock: () => NOW, bankroll: async () => BANKROLL });
     stop();
-    const stop2 = serveAnalytics(hub as never, ownerDown);
+    const stop2 = serveAnalytics(hub, ownerDown);
     expect(await codeOf(reader.stats({ period: 'day' }))).toBe('SERVICE_UNAVAILABLE');
     state.down = false;
     stop2();
@@ -249,7 +241,7 @@ describe('the reader', () => {
       { receiptId: 'dice_ipc', game: 'dice', player: 'p_1', status: 'won', anchorStatus: 'pending_commit', createdAt: NOW.toISOString(), body },
     ]);
     await archiveAnchors(engine, [{ receiptId: 'dice_ipc', anchorStatus: 'committed', anchor: '{"status":"committed"}' }]);
-    const stop3 = serveAnalytics(hub as never, owner);
+    const stop3 = serveAnalytics(hub, owner);
     expect(await reader.archivedReceipts({ receiptIds: ['dice_ipc', 'dice_unknown'] })).toEqual([
       { receiptId: 'dice_ipc', body, anchor: '{"status":"committed"}' },
     ]);
@@ -275,7 +267,7 @@ describe('the reader', () => {
     stop3();
     // The owner's archive budget is shared per client: each read crosses with the client that asked, and a refusal
     // with the Retry-After of that client's next read.
-    let tick = 0;
+    const tick = 0;
     const budgeted = new EngineReader({
       engine: async () => engine,
       clock: () => NOW,
@@ -286,7 +278,7 @@ describe('the reader', () => {
         () => tick,
       ),
     });
-    const stop4 = serveAnalytics(hub as never, budgeted);
+    const stop4 = serveAnalytics(hub, budgeted);
     const asClient = (client: string) => reader.archivedReceipts({ receiptIds: ['dice_ipc'], client });
     expect(await asClient('a')).toHaveLength(1);
     const refused = await asClient('a').catch((e: unknown) => e as PfwsError);

@@ -1,14 +1,13 @@
 // State proofs come from the tree the worker built for its commit (in its process, or over the cluster's IPC), and
 // an API process builds an epoch's tree itself only when the worker does not hold the committed one.
 import { randomBytes } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { base58 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { ipcStateTrees, serveStateTrees, StateProofs, StateTrees, type HeldStateProofs } from '../../funding/state-proof.ts';
-import type { IpcPeer } from '../../config/cluster-ipc.ts';
+import { clusterPair } from '../helpers/cluster-ipc.ts';
 import { buildLiabilityTree } from '../../protocol/liabilities.ts';
 import { toHex } from '../../protocol/encoding.ts';
-import { PfwsError } from '../../protocol/errors.ts';
+import type { PfwsError } from '../../protocol/errors.ts';
 import type { Address } from '../../protocol/address.ts';
 import type { AnchorStore } from '../../store/anchor-store.ts';
 
@@ -30,19 +29,6 @@ function anchorsStub() {
     },
   } as unknown as AnchorStore;
   return { anchors, reads };
-}
-
-/** A primary and one forked process, wired back to back. */
-function cluster() {
-  const hub = new EventEmitter();
-  const child = new EventEmitter();
-  const peer: IpcPeer = { send: (m) => child.emit('message', structuredClone(m)) };
-  const channel = {
-    send: (m: unknown) => hub.emit('message', peer, structuredClone(m)),
-    on: (e: 'message', l: (m: unknown) => void) => child.on(e, l),
-    off: (e: 'message', l: (m: unknown) => void) => child.off(e, l),
-  };
-  return { hub, channel };
 }
 
 describe('state proofs', () => {
@@ -86,10 +72,10 @@ describe('state proofs', () => {
   });
 
   it('cross the cluster IPC from the main process; a silent one reads as not held', async () => {
-    const { hub, channel } = cluster();
+    const { hub, channel } = clusterPair();
     const trees = new StateTrees();
     trees.keep(EPOCH, tree);
-    const stop = serveStateTrees(hub as never, trees);
+    const stop = serveStateTrees(hub, trees);
     const held = ipcStateTrees(channel, 500);
     expect(await held(EPOCH, wallets[2]!)).toEqual(trees.proofAt(EPOCH, wallets[2]!));
     expect(await held(EPOCH + 5, wallets[2]!)).toBeNull();
