@@ -60,7 +60,7 @@ export const STATE_TREE_PACING_MIN_MS = 10;
 
 /**
  * Until when (epoch ms) a commit's state tree holds the next commit back; 0 when it holds nothing. Each commit builds its
- * tree anew (design §4 salts every leaf per epoch): about 20 µs of hashing a wallet, 2 s at 100,000 wallets, which at
+ * tree anew (design §4 salts every leaf per epoch): 13–20 µs of hashing a wallet, 1.5–2 s at 100,000 wallets, which at
  * a commit a second would take a core from play. So the next commit waits until that hashing is at most
  * `cpuPercent` of the time since it began, and covers every entry settled by then (past `maxEntries`, or anchoring
  * would fall behind play for good): anchoring slows as wallets grow, play does not.
@@ -115,6 +115,7 @@ export class Anchorer {
   #tree: BetLogTree | null = null;
   /** The newest commit known to be on-chain: read at start, then each one this worker lands. */
   #trusted: TrustedCommit | null = null;
+  /** When this worker last built a commit's state tree, and how long its hashing took (the turns between slices left out). */
   #lastStateTree: StateTreeCost | null = null;
 
   constructor(
@@ -134,11 +135,6 @@ export class Anchorer {
     if (!this.#tree) this.#tree = await this.store.loadTree();
     await this.#tree.extendTo(size);
     return this.#tree;
-  }
-
-  /** When this worker last built a commit's state tree, and the time its hashing took (the turns between slices left out). */
-  get lastStateTree(): StateTreeCost | null {
-    return this.#lastStateTree;
   }
 
   /** Until when (epoch ms) this worker's last state tree holds the next commit back; 0 when it holds nothing. */
