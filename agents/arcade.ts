@@ -32,7 +32,7 @@ export interface AgentArcadeDeps {
   lifecycle: BetLifecycle;
   sweeper: SweeperGame;
   tickets: Pick<TicketStore, 'activeTicketId' | 'get'>;
-  bets: Pick<BetStore, 'recentPlays' | 'playerTotals' | 'pendingBets' | 'bet'>;
+  bets: Pick<BetStore, 'recentPlays' | 'playerTotals' | 'pendingBets' | 'bet' | 'saveRecoverySeed'>;
   keys: AgentKeys;
   limits: AgentLimits;
   clock: () => Date;
@@ -133,8 +133,9 @@ export class AgentArcade {
   /** One Dice bet: prepare, sign, commit, store the seed for recovery, sign the reveal message, reveal. */
   async playDice(wallet: Address, input: DicePlayInput) {
     const stake = parseWager(input.betAmount, 'betAmount');
-    await this.deps.limits.check(wallet, stake);
     const key = await this.deps.keys.key(wallet);
+    // Two reads that do not depend on each other, in one round trip to Redis.
+    await Promise.all([this.deps.limits.check(wallet, stake), this.#finishCutShort(wallet, key)]);
     const turn = await this.#play('dice', wallet, key, { wager: input.betAmount, target: input.target, direction: input.direction }, input.clientSeed);
     const reply = turn.settled as { receiptId: string; outcome: Record<string, unknown>; rngReveal: string | null; betLogEntryHash: string };
     return {
@@ -176,6 +177,7 @@ export class AgentArcade {
 
   async #sweeperTurn(wallet: Address, input: Record<string, unknown>, clientSeed: string | undefined) {
     const key = await this.deps.keys.key(wallet);
+    await this.#finishCutShort(wallet, key);
     const turn = await this.#play('sweeper', wallet, key, input, clientSeed);
     const reply = turn.settled as {
       ticketId: string;
@@ -215,12 +217,11 @@ export class AgentArcade {
    * One turn through the lifecycle with the agent key. Prepare and commit run one at a time per wallet in this
    * process, since the bet nonce orders a wallet's commits anyway; a commit that another process (or the REST API)
    * beat to the nonce is prepared again. The seed goes to the recovery store before the reveal, so a crash in
-   * between still settles the bet with it.
+   * between still settles the bet with it. Callers finish the agent's turns cut short first (#finishCutShort).
    */
   async #play(game: GameName, wallet: Address, key: AgentKey, input: Record<string, unknown>, clientSeed: string | undefined) {
     const { lifecycle } = this.deps;
     const seed = seedOf(clientSeed);
-    await this.#finishCutShort(wallet, key);
     const commitment = commitmentOf(seed);
     const body: PrepareInput = { ...input, commitment, sessionPubkey: key.sessionPubkey };
     const { prepared, commit } = await this.#asAgent(wallet, key, () =>
@@ -243,7 +244,8 @@ export class AgentArcade {
         }
       }),
     );
-    await lifecycle.storeRecoverySeed(wallet, prepared.betPayloadHash, seed);
+    // The bet this agent just committed, with this seed's commitment: nothing to read back before keeping the seed.
+    await this.deps.bets.saveRecoverySeed(prepared.betPayloadHash, seed);
     const revealed = await lifecycle.reveal(game, wallet, prepared.betPayloadHash, seed, key.signText(commit.revealMessage));
     const { player, ...settled } = revealed as Record<string, unknown> & { player: { balance: number } };
     return { seed, commitment, prepared: prepared as { betPayload: BetPayload; betPayloadHash: string }, ack: commit.ack, settled, player };
