@@ -173,12 +173,12 @@ export function engineArchive(
     if (readsPerSec === Number.POSITIVE_INFINITY) return;
     const client = budgetClientOf(asked) ?? '';
     const t = now();
-    if (t - prunedAt >= ARCHIVE_CLIENT_ACTIVE_MS) {
+    // Clients that went quiet leave once a second, so a read counts the clients in O(1), however many there are.
+    if (t - prunedAt >= 1_000) {
       for (const [c, b] of buckets) if (t - b.at >= ARCHIVE_CLIENT_ACTIVE_MS) buckets.delete(c);
       prunedAt = t;
     }
-    let active = 1;
-    for (const [c, b] of buckets) if (c !== client && t - b.at < ARCHIVE_CLIENT_ACTIVE_MS) active++;
+    const active = buckets.size + (buckets.has(client) ? 0 : 1);
     const share = readsPerSec / active;
     const capacity = Math.max(1, share);
     const bucket = buckets.get(client) ?? { tokens: capacity, at: t };
