@@ -68,7 +68,7 @@ export interface CommitDueInput {
   oldestAt: number | null;
   maxEntries: number;
   maxDelayMs: number;
-  /** Until when the last commit's state tree holds the next one back (epoch ms; see `Anchorer.heldBackUntil`). */
+  /** Until when the last commit's state tree holds the next one back (epoch ms; see `stateTreeHoldsUntil`). */
   heldBackUntil: number;
 }
 
@@ -166,7 +166,7 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
 
   const tick = async (force: boolean) => {
     const now = Date.now();
-    const { logSize, committedSize: committed, filledSize: filled, halted, pending } = await anchors.progress();
+    const { logSize, committedSize: committed, filledSize: filled, halted, pending, stateTree } = await anchors.progress();
     if (halted) {
       if (!haltLogged) log.error({ reason: halted }, 'anchor: halted; clear the "halted" field of the anchor hash after repair');
       haltLogged = true;
@@ -184,7 +184,7 @@ export async function startAnchoring(deps: AnchoringDeps, options: AnchoringOpti
           oldestAt: anchorSince?.at ?? null,
           maxEntries: deps.anchorMaxEntries,
           maxDelayMs: deps.anchorMaxDelayMs,
-          heldBackUntil: anchorer.heldBackUntil(),
+          heldBackUntil: anchorer.heldBackUntil(stateTree),
         });
       if (due && (logSize > committed || pending || filled < committed)) await enqueueAnchor(committed);
     }

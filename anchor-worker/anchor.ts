@@ -32,7 +32,7 @@ import type { StateTrees } from '../funding/state-proof.ts';
 import { inTurns } from '../operator/in-turns.ts';
 import { LEAF_KEY, anchorLeafHexOf, type ReceiptAnchor } from '../protocol/receipt.ts';
 import { commitMemosOf, type RpcTransaction } from '../protocol/verify/chain.ts';
-import type { AnchorStore, CommitRecord, PendingCommit } from '../store/anchor-store.ts';
+import type { AnchorStore, CommitRecord, PendingCommit, StateTreeCost } from '../store/anchor-store.ts';
 import { type BetLogTree, InvalidEntryError, parseBetLogItem } from '../store/anchor-tree.ts';
 import type { TransparencyStore } from '../store/transparency.ts';
 import type { ReplicationBarrier } from '../store/replication.ts';
@@ -48,12 +48,6 @@ export interface AnchorHooks {
 }
 
 const HISTORY_PAGE = 100;
-
-/** A commit's state tree: when it was built (epoch ms) and how long its hashing took. */
-export interface StateTreeCost {
-  at: number;
-  busyMs: number;
-}
 
 /** A state tree whose hashing takes less holds no commit back: at a few hundred wallets its share is nothing to pace. */
 export const STATE_TREE_PACING_MIN_MS = 10;
@@ -115,8 +109,6 @@ export class Anchorer {
   #tree: BetLogTree | null = null;
   /** The newest commit known to be on-chain: read at start, then each one this worker lands. */
   #trusted: TrustedCommit | null = null;
-  /** When this worker last built a commit's state tree, and how long its hashing took (the turns between slices left out). */
-  #lastStateTree: StateTreeCost | null = null;
 
   constructor(
     readonly deps: AnchorerDeps,
@@ -137,9 +129,9 @@ export class Anchorer {
     return this.#tree;
   }
 
-  /** Until when (epoch ms) this worker's last state tree holds the next commit back; 0 when it holds nothing. */
-  heldBackUntil(): number {
-    return stateTreeHoldsUntil(this.#lastStateTree, this.deps.stateTreeCpuPercent ?? 100);
+  /** Until when (epoch ms) the last commit's state tree (`AnchorStore.stateTree`) holds the next commit back; 0 when it holds nothing. */
+  heldBackUntil(last: StateTreeCost | null): number {
+    return stateTreeHoldsUntil(last, this.deps.stateTreeCpuPercent ?? 100);
   }
 
   /** The commit this worker holds the log to. */
@@ -228,9 +220,10 @@ export class Anchorer {
   async #commitNew(): Promise<boolean> {
     const { deps } = this;
     // Here as well as in the scheduler: a job queued for the fill of the last commit must not commit early either.
-    if (Date.now() < this.heldBackUntil()) return false;
+    const heldBackUntil = this.heldBackUntil(await this.store.stateTree());
+    if (Date.now() < heldBackUntil) return false;
     // A commit the state tree held back takes every entry: it came later than maxEntries alone would have had it.
-    const snap = await this.store.snapshot(this.heldBackUntil() > 0 ? Number.MAX_SAFE_INTEGER : deps.maxEntries);
+    const snap = await this.store.snapshot(heldBackUntil > 0 ? Number.MAX_SAFE_INTEGER : deps.maxEntries);
     const from = snap.committedSize;
     const entryCount = snap.entryCount;
     if (entryCount <= from) {
@@ -253,7 +246,8 @@ export class Anchorer {
     } catch (err) {
       throw new InvalidEntryError(`the liability snapshot cannot form a state tree: ${(err as Error).message}`);
     }
-    this.#lastStateTree = { at: Date.now(), busyMs: busy.ms };
+    // Measured with the turns between slices left out; kept in the ledger for every worker process.
+    await this.store.setStateTree({ at: Date.now(), busyMs: busy.ms });
     const fields = {
       entryCount,
       betLogRoot: toHex(tree.log.root(entryCount)),

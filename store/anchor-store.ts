@@ -13,6 +13,15 @@ import type { ReceiptFields } from './transparency.ts';
 type CommitFields = Omit<PublishedCommit, 'commitId' | 'signature'>;
 
 /** A commit whose memo transaction is signed, stored before it is sent, until it is confirmed. */
+/**
+ * The last commit's state tree: when it was built (epoch ms) and how long its hashing took. Kept in the ledger, so
+ * every worker process paces its commits by it (anchor-worker/anchor.ts `stateTreeHoldsUntil`), a restarted one too.
+ */
+export interface StateTreeCost {
+  at: number;
+  busyMs: number;
+}
+
 export interface PendingCommit extends CommitFields {
   /** Committed size this commit extends. */
   from: number;
@@ -225,13 +234,37 @@ export class AnchorStore {
   }
 
   /** The bet log's size, how far it is committed and filled, and why anchoring halted (if it did). */
-  async progress(): Promise<{ logSize: number; committedSize: number; filledSize: number; halted: string | null; pending: boolean }> {
+  async progress(): Promise<{
+    logSize: number;
+    committedSize: number;
+    filledSize: number;
+    halted: string | null;
+    pending: boolean;
+    stateTree: StateTreeCost | null;
+  }> {
     const [state, logSize, pending] = await Promise.all([
-      this.redis.hmget(this.keys.anchor(), 'committedSize', 'filled', 'halted'),
+      this.redis.hmget(this.keys.anchor(), 'committedSize', 'filled', 'halted', 'stateTreeAt', 'stateTreeBusyMs'),
       this.redis.llen(this.keys.betLog()),
       this.redis.exists(this.keys.anchorPending()),
     ]);
-    return { logSize, committedSize: Number(state[0] ?? 0), filledSize: Number(state[1] ?? 0), halted: state[2] || null, pending: pending === 1 };
+    return {
+      logSize,
+      committedSize: Number(state[0] ?? 0),
+      filledSize: Number(state[1] ?? 0),
+      halted: state[2] || null,
+      pending: pending === 1,
+      stateTree: stateTreeCostOf(state[3], state[4]),
+    };
+  }
+
+  /** The last commit's state tree, as any worker built it; null before the first. */
+  async stateTree(): Promise<StateTreeCost | null> {
+    const [at, busyMs] = await this.redis.hmget(this.keys.anchor(), 'stateTreeAt', 'stateTreeBusyMs');
+    return stateTreeCostOf(at, busyMs);
+  }
+
+  async setStateTree(cost: StateTreeCost): Promise<void> {
+    await this.redis.hset(this.keys.anchor(), 'stateTreeAt', String(cost.at), 'stateTreeBusyMs', String(cost.busyMs));
   }
 
   async halted(): Promise<string | null> {
@@ -390,4 +423,9 @@ export class AnchorStore {
     if (message === null) await this.redis.hdel(this.keys.anchor(), 'lastError');
     else await this.redis.hset(this.keys.anchor(), 'lastError', message.slice(0, 1000));
   }
+}
+
+function stateTreeCostOf(at: string | null | undefined, busyMs: string | null | undefined): StateTreeCost | null {
+  const cost = { at: Number(at), busyMs: Number(busyMs) };
+  return at && busyMs && Number.isFinite(cost.at) && Number.isFinite(cost.busyMs) ? cost : null;
 }

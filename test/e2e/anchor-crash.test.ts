@@ -298,6 +298,24 @@ describe('a worker killed while committing', () => {
     expect((await onChainCommits()).filter((c) => c.entryCount === size)).toHaveLength(1);
     expect(await assertSound()).toEqual({ anchored: size, pending: 0 });
   });
+
+  it("waits while the last commit's state tree, whichever worker built it, is over its share of a core; then takes every entry", async () => {
+    await play(3);
+    const base = svc.wiring.worker!.anchoring.anchorer;
+    const paced = { ...base, stateTreeCpuPercent: 10, maxEntries: 1 };
+    const committed = await base.store.committedSize();
+    const size = await logSize();
+    // Another worker's tree of 1 s of hashing, built just now: the next 9 s are not this commit's.
+    await base.store.setStateTree({ at: Date.now(), busyMs: 1_000 });
+    expect(await new Anchorer(paced).run()).toBe(committed);
+    // Built 10 s ago: the commit comes, and takes all three entries though maxEntries is 1.
+    await base.store.setStateTree({ at: Date.now() - 10_000, busyMs: 1_000 });
+    expect(await new Anchorer(paced).run()).toBe(size);
+    expect((await onChainCommits()).filter((c) => c.entryCount === size)).toHaveLength(1);
+    expect(await assertSound()).toEqual({ anchored: size, pending: 0 });
+    // Its own tree, a few wallets' worth, is what the next commit goes by now: it holds nothing back.
+    expect((await base.store.stateTree())?.busyMs).toBeLessThan(10);
+  });
 });
 
 describe('manifests across a crash', () => {
