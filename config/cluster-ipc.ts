@@ -127,18 +127,16 @@ export class IpcAsker {
         this.pending.delete(id);
         reject(this.failure(new Error(`the main process did not answer within ${this.timeoutMs} ms`)));
       }, this.timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
-      const request: Request = { type: this.type, id, method, query };
-      let sent = false;
-      try {
-        sent = this.channel.send?.(request) ?? false;
-      } catch {
-        sent = false;
-      }
-      if (!sent && !this.channel.send) {
+      if (!this.channel.send) {
         clearTimeout(timer);
-        this.pending.delete(id);
         reject(this.failure(new Error('no IPC channel to the main process')));
+        return;
+      }
+      this.pending.set(id, { resolve, reject, timer });
+      try {
+        this.channel.send({ type: this.type, id, method, query } satisfies Request);
+      } catch {
+        // The channel closed under it: the timeout answers.
       }
     });
   }
