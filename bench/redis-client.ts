@@ -5,7 +5,7 @@
  * - `redisClient.scriptArrayUs`: a script's array reply (a commit's answer);
  * - `redisClient.get3kUs`: a 3.6 kB string (a receipt body).
  *
- * Client CPU in microseconds per command. The README (Benchmarks) compares ioredis 5.11 and 6.0 with it.
+ * Client CPU in microseconds per command. bench/HISTORY.md compares ioredis 5.11 and 6.0 with it.
  * @module
  */
 import { Redis } from 'ioredis';

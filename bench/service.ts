@@ -36,7 +36,7 @@ function cpuMsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_MS;
 }
 
-/** Minor page faults of a process, every thread's: on a virtual machine each can cost 10 µs of CPU (README). */
+/** Minor page faults of a process, every thread's: on a virtual machine each can cost 10 µs of CPU (bench/HISTORY.md, "Page faults"). */
 export const minorFaultsOf = (pid: number): number => Number(statOf(pid)[7]);
 
 export interface BenchServiceOptions {

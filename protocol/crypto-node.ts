@@ -1,6 +1,6 @@
 // Native backend for servers; never imported by the portable core. Hashes come from node:crypto and
 // Ed25519 from libsodium, which measured about 1.9× faster to verify and 3× faster to sign than
-// node:crypto's OpenSSL on our 2-core machines (see the README's benchmark notes).
+// node:crypto's OpenSSL on our 2-core machines (see bench/HISTORY.md).
 import { createHmac, hash } from 'node:crypto';
 import sodium from 'sodium-native';
 import { isStrictEd25519PublicKey, type CryptoBackend } from './crypto.ts';
