@@ -49,6 +49,9 @@ export default async function activityStreamRoutes(fastify: FastifyInstance, { a
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
+      // A resumed client with nothing missed gets no frame until the next play or keep-alive: without the head
+      // sent now, it would wait up to SSE_KEEPALIVE_MS to learn that it is connected.
+      res.flushHeaders();
       start.attach(res);
       return reply;
     },

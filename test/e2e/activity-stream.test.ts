@@ -48,6 +48,9 @@ beforeAll(async () => {
     SSE_KEEPALIVE_MS: String(KEEPALIVE_MS),
     SSE_CLIENT_BUFFER_BYTES: String(BUFFER_BYTES),
     SSE_REPLAY_MAX_EVENTS: String(REPLAY_MAX),
+    // The flood below waits for each batch to reach its reader: at the default 50 ms a flush, filling the stalled
+    // client's socket buffers (several MB) took 35 s of this file's time.
+    SSE_FLUSH_MS: '10',
     RATE_LIMIT_MAX: '1000000',
     // This file floods the journal with plays; anchoring them would only load the machine under its timing tests.
     ANCHOR_MAX_DELAY_MS: '3600000',
@@ -395,6 +398,26 @@ describe('under load', () => {
       expect(receiptsOf(resumed)).toEqual([p.receiptId]);
     } finally {
       await down.close();
+    }
+  });
+
+  it('a resumed client with nothing missed gets its 200 at once, not at the first keep-alive', async () => {
+    const quiet = await buildApp(apiDepsOf({ ...svc.wiring, config: { ...svc.wiring.config, SSE_KEEPALIVE_MS: 60_000 } }));
+    const base = `${await quiet.listen({ port: 0, host: '127.0.0.1' })}/api`;
+    try {
+      // Nothing to replay and no play coming: only the head tells the client it is connected.
+      const opened = openSse(`${base}/activity/stream`, { 'last-event-id': String(await currentSeq()) });
+      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no response head within 10 s')), 10_000));
+      const resumed = await Promise.race([opened, late]);
+      clients.push(resumed);
+      expect(resumed.status).toBe(200);
+      expect(resumed.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+      expect(resumed.events).toEqual([]);
+      const p = await fakePlay('dice');
+      await resumed.until('the play', () => plays(resumed).length >= 1);
+      expect(receiptsOf(resumed)).toEqual([p.receiptId]);
+    } finally {
+      await quiet.close();
     }
   });
 });
