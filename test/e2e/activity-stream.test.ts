@@ -407,8 +407,11 @@ describe('under load', () => {
     try {
       // Nothing to replay and no play coming: only the head tells the client it is connected.
       const opened = openSse(`${base}/activity/stream`, { 'last-event-id': String(await currentSeq()) });
-      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no response head within 10 s')), 10_000));
-      const resumed = await Promise.race([opened, late]);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no response head within 10 s')), 10_000);
+      });
+      const resumed = await Promise.race([opened, late]).finally(() => clearTimeout(timer));
       clients.push(resumed);
       expect(resumed.status).toBe(200);
       expect(resumed.headers['content-type']).toBe('text/event-stream; charset=utf-8');
