@@ -1,4 +1,4 @@
-// Redis connections: one for commands (auto-pipelined, scripts included), others for blocking use (BullMQ, pub/sub).
+// Redis connections: one for commands (scripts included), others for blocking use (BullMQ, pub/sub).
 import { Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { redactUrl, StartupError } from '../config/startup.ts';
@@ -48,19 +48,25 @@ export async function pipelineReplies(pipeline: ChainableCommander): Promise<unk
   });
 }
 
+/**
+ * Commands go out as they are issued, not auto-pipelined. ioredis batches an auto-pipelined tick into a `Pipeline`,
+ * whose constructor gives each instance an accessor of its own (`length`): V8 then keeps every batch, with its
+ * commands, their arguments and their replies, through each young-generation collection until a full one. In an API
+ * process under the Dice load that was most of what its scavenges promoted (bench/HISTORY.md, "Auto-pipelining and the
+ * collector"). A batch also holds the next tick's commands back until its replies are in (one batch in flight).
+ */
 export function createRedis(target: RedisAddress, options: RedisOptions = {}): Redis {
   return new Redis(urlOf(target), {
     ...sentinelOptions(target),
-    enableAutoPipelining: true,
+    enableAutoPipelining: false,
     lazyConnect: false,
     ...options,
   });
 }
 
 /**
- * Each command's own timeout, from the longest a request may wait for Redis (REDIS_COMMAND_TIMEOUT_MS): half of it,
- * because an auto-pipelined command is sent only once the batch before it is answered (ioredis keeps one batch in
- * flight), so it may wait out that batch's timeout before its own starts.
+ * Each command's own timeout, from the longest a request may wait for Redis (REDIS_COMMAND_TIMEOUT_MS): half of it, so
+ * that a request step's two commands in turn (a reveal's read, then its settlement) stay within it.
  */
 export const commandTimeoutOf = (requestWaitMs: number): number => Math.max(50, Math.floor(requestWaitMs / 2));
 
@@ -97,7 +103,7 @@ export function logOutages(redis: Redis, logger: Logger): void {
 
 /**
  * When a request path's script must no longer run (unix ms, compared with Redis's TIME in the script): a little
- * before the script times out (scripts go out at once, never in an auto-pipelined batch), so a script Redis runs
+ * before the script times out (scripts go out at once, each command as it is issued), so a script Redis runs
  * late does nothing rather than race the 503. Assumes the API hosts' clocks and Redis's agree to well under a
  * second (NTP).
  */

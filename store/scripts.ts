@@ -1,5 +1,5 @@
 // The ledger's Lua scripts: one `.lua` file each under store/scripts (prefixed with the shared helpers of
-// _lib.lua), sent as EVALSHA through the connection's auto-pipeline.
+// _lib.lua), sent as EVALSHA.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
@@ -106,9 +106,9 @@ function loadScript(redis: Redis, source: Source): Promise<unknown> {
 const isNoScript = (err: unknown) => err instanceof Error && err.message.startsWith('NOSCRIPT');
 
 /**
- * Typed callers of every script on `redis`. Each call is an EVALSHA that rides the connection's auto-pipeline (one
- * socket write per tick for all of them, not one each). A Redis that does not know the script (first use, a restart,
- * a failover) answers NOSCRIPT without running anything, so the source is loaded once and the call sent again.
+ * Typed callers of every script on `redis`. Each call is an EVALSHA. A Redis that does not know the script (first use,
+ * a restart, a failover) answers NOSCRIPT without running anything, so the source is loaded once and the call sent
+ * again.
  */
 export function defineScripts(redis: Redis): Scripts {
   const src = loadSources();
