@@ -44,7 +44,7 @@ describe('the LP gain beyond fair outcomes', () => {
     fc.assert(
       fc.property(book, ({ nav, supply, deposit, exposure }) => {
         // At least 0.1 % of NAV, so what the price gives away beats the rounding of shares: 1 USDC held against 5.4M
-        // USDC of NAV, with a share worth 5,363 micro-USDC, moved the price by less than one share (about 1 run in 20,000).
+        // USDC of NAV, with a share worth 5,363 micro-USDC, moved the price by less than one share (1 sample in 18,000).
         fc.pre(nav > exposure * 2n && exposure * 1_000n >= nav && deposit >= 1_000n * USDC);
         // The pre-fix price: NAV less the open exposure at the deposit, its full NAV once the bets settle (and lose).
         const shares = sharesForDeposit(deposit, supply, nav - exposure);
