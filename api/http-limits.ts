@@ -70,7 +70,7 @@ const hasBody = (req: http.IncomingMessage) => req.headers['transfer-encoding'] 
  * the body (or nothing yet). Once the body is all in, the request is no longer followed, so a long response (a
  * stream) is never cut. node's own requestTimeout stays on as well; whichever limit comes first answers.
  */
-export function limitRequestTimes(app: FastifyInstance, limits: HttpLimits): void {
+export function limitRequestTimes(app: FastifyInstance, limits: HttpLimits): { following: () => number } {
   const inFlight = new Set<InFlight>();
   const everyMs = Math.min(1_000, Math.max(25, Math.floor(Math.min(limits.REQUEST_BODY_TIMEOUT_MS, limits.REQUEST_TIMEOUT_MS) / 20)));
   let sweeper: NodeJS.Timeout | null = null;
@@ -106,9 +106,14 @@ export function limitRequestTimes(app: FastifyInstance, limits: HttpLimits): voi
   app.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (req.complete || !hasBody(req)) return;
     const now = Date.now();
-    inFlight.add({ req, res, startedAt: now, bytes: req.socket.bytesRead, lastByteAt: now });
+    const followed: InFlight = { req, res, startedAt: now, bytes: req.socket.bytesRead, lastByteAt: now };
+    inFlight.add(followed);
+    // Let go as soon as the body is read, not at the next sweep: held up to half a second, every request with a body
+    // outlived the young generation, and the collector copied it, its headers and its answer into the old one.
+    req.once('end', () => inFlight.delete(followed));
     sweeper ??= setInterval(sweep, everyMs).unref();
   });
+  return { following: () => inFlight.size };
 }
 
 /**

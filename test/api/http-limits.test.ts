@@ -23,10 +23,13 @@ afterEach(async () => {
 /** What the onRequest hook does with each request: hold it until released, or fail it as a Redis outage would. */
 type Hold = { kind: 'wait'; released: Promise<void> } | { kind: 'fail' } | { kind: 'pass' };
 
-async function serve(hold: Hold): Promise<number> {
-  app = Fastify({ ...serverLimits(LIMITS) });
-  limitRequestTimes(app, LIMITS);
-  capConnections(app, LIMITS);
+/** The request time limits of the app `serve` made last. */
+let times: ReturnType<typeof limitRequestTimes> | null = null;
+
+async function serve(hold: Hold, limits: HttpLimits = LIMITS): Promise<number> {
+  app = Fastify({ ...serverLimits(limits) });
+  times = limitRequestTimes(app, limits);
+  capConnections(app, limits);
   app.addHook('onRequest', async () => {
     if (hold.kind === 'wait') await hold.released;
     if (hold.kind === 'fail') throw Object.assign(new Error('the ledger is unavailable'), { statusCode: 503 });
@@ -116,5 +119,17 @@ describe('request time limits whatever a hook waits', () => {
     expect(slow.statuses).toEqual([200]);
     // Every write arrived, then the last chunk: the stream ran to its end.
     expect(slow.text).toMatch(/5\n\r\n[\s\S]*done\n\r\n0\r\n\r\n$/);
+  });
+
+  it('lets a request go as soon as its body is read, not at the next sweep', async () => {
+    // Sweeps a second apart: a request still followed after its answer would be held, with all it references, that long.
+    const port = await serve({ kind: 'pass' }, { ...LIMITS, REQUEST_BODY_TIMEOUT_MS: 20_000, REQUEST_TIMEOUT_MS: 60_000 });
+    const body = '{"a":1}';
+    const echoed = await send(
+      port,
+      `POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(echoed.statuses).toEqual([200]);
+    expect(times?.following()).toBe(0);
   });
 });
