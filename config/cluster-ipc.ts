@@ -123,15 +123,14 @@ export class IpcAsker {
   ask(method: string, query: Record<string, unknown>): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      if (!this.channel.send) {
+        reject(this.failure(new Error('no IPC channel to the main process')));
+        return;
+      }
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(this.failure(new Error(`the main process did not answer within ${this.timeoutMs} ms`)));
       }, this.timeoutMs);
-      if (!this.channel.send) {
-        clearTimeout(timer);
-        reject(this.failure(new Error('no IPC channel to the main process')));
-        return;
-      }
       this.pending.set(id, { resolve, reject, timer });
       try {
         this.channel.send({ type: this.type, id, method, query } satisfies Request);

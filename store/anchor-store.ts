@@ -12,7 +12,6 @@ import type { ReceiptFields } from './transparency.ts';
 /** The memo fields every commit carries, as the verifier reads them. */
 type CommitFields = Omit<PublishedCommit, 'commitId' | 'signature'>;
 
-/** A commit whose memo transaction is signed, stored before it is sent, until it is confirmed. */
 /**
  * The last commit's state tree: when it was built (epoch ms) and how long its hashing took. Kept in the ledger, so
  * every worker process paces its commits by it (anchor-worker/anchor.ts `stateTreeHoldsUntil`), a restarted one too.
@@ -22,6 +21,7 @@ export interface StateTreeCost {
   busyMs: number;
 }
 
+/** A commit whose memo transaction is signed, stored before it is sent, until it is confirmed. */
 export interface PendingCommit extends CommitFields {
   /** Committed size this commit extends. */
   from: number;
