@@ -98,12 +98,22 @@ const keyRejection = (status: string | null) =>
 /** How many (wallet, session key) pairs known not to be the wallet's agent key a process remembers. */
 const NOT_AGENT_KEYS_LIMIT = 100_000;
 
+/** Bets a process holds from their commit to their reveal: a reveal follows within seconds, so thousands in flight. */
+const COMMITTED_LIMIT = 4096;
+
 export class BetLifecycle {
   /**
    * A wallet's agent key never changes once made, and a key made later is fresh random bytes, so a key once found
    * not to be it never will be: each REST play step then skips the read.
    */
   readonly #notAgentKeys = new Set<string>();
+
+  /**
+   * The bets this process committed, with their acks, until their reveal. A client reveals on the connection it
+   * committed on, so mostly in this process, which then neither reads the bet back nor looks its ack up: the settle
+   * script re-reads the bet's state, and what is held here is what the commit stored and never changes.
+   */
+  readonly #committed = new Map<string, { bet: BetRecord; ack: Ack }>();
 
   constructor(readonly deps: LifecycleDeps) {}
 
@@ -244,8 +254,12 @@ export class BetLifecycle {
       ...(rules.playOf?.(payload) ? { ticketId: rules.playOf(payload) } : {}),
     });
     if (result.kind === 'err') throw rejectionError(result.reason, result.detail);
-    if (result.kind === 'ok') this.deps.observer?.committed(game);
     const ack = this.deps.ackOf({ hash: betPayloadHash, ...result });
+    if (result.kind === 'ok') {
+      this.deps.observer?.committed(game);
+      if (this.#committed.size >= COMMITTED_LIMIT) this.#committed.delete(this.#committed.keys().next().value as string);
+      this.#committed.set(betPayloadHash, { bet: result.bet, ack: { ...ack } });
+    }
     return {
       status: result.state === 'settled' ? ('settled' as const) : ('awaiting_reveal' as const),
       betPayloadHash,
@@ -259,9 +273,12 @@ export class BetLifecycle {
 
   /** Step 3: the seed must open the commitment and the committing key must sign revealMessage; then settle. */
   async reveal(game: GameName, wallet: Address, betPayloadHash: string, clientSeedRaw: string, sessionSignature: string) {
-    const bet = await this.committedBet(wallet, betPayloadHash, game);
-    const ack = this.checkReveal(bet, clientSeedRaw, sessionSignature);
+    const held = this.#committed.get(betPayloadHash);
+    const fits = held !== undefined && held.bet.wallet === wallet && held.bet.game === game;
+    const bet = fits ? held.bet : await this.committedBet(wallet, betPayloadHash, game);
+    const ack = this.checkReveal(bet, clientSeedRaw, sessionSignature, fits ? held.ack : undefined);
     const { reply, player } = await this.settle(bet, { clientSeedRaw, revealSignature: sessionSignature, via: 'reveal' }, ack);
+    this.#committed.delete(betPayloadHash);
     return Object.assign({}, reply, { player: playerView(player) });
   }
 
@@ -370,11 +387,11 @@ export class BetLifecycle {
   }
 
   /** The seed must open the commitment, and the committing key must sign the ack's revealMessage — even if it was revoked since. */
-  checkReveal(bet: BetRecord, clientSeedRaw: string, sessionSignature: string): Ack {
+  checkReveal(bet: BetRecord, clientSeedRaw: string, sessionSignature: string, knownAck?: Ack): Ack {
     if (!verifyCommitment(clientSeedRaw, bet.commitment)) {
       throw gameRejected("clientSeedRaw does not match the bet's commitment (sha256 of the 32 seed bytes)", 'commitment_mismatch');
     }
-    const ack = this.deps.ackOf(bet);
+    const ack = knownAck ?? this.deps.ackOf(bet);
     if (!verifyBase64Signature(sessionSignature, utf8(ack.revealMessage), bet.sessionPubkey)) {
       throw new PfwsError('INVALID_SESSION_SIGNATURE', 'sessionSignature must sign the UTF-8 bytes of ack.revealMessage with the committing session key');
     }

@@ -75,8 +75,14 @@ export interface AckFields {
 /** What a bet's ack is signed from. */
 export type AckSource = { hash: Hex32 } & AckFields;
 
-/** A re-sent commit (`dup`) names the bet's state, which may be settled by now. */
-export type CommitResult = ({ kind: 'ok' | 'dup'; state: BetRecord['state'] } & AckFields) | { kind: 'err'; reason: LedgerRejection; detail: string | null };
+/**
+ * A fresh commit (`ok`) carries the bet as stored, which its reveal can use instead of reading it back; a re-sent one
+ * (`dup`) names the bet's state, which may be settled by now.
+ */
+export type CommitResult =
+  | ({ kind: 'ok'; state: 'committed'; bet: BetRecord } & AckFields)
+  | ({ kind: 'dup'; state: BetRecord['state'] } & AckFields)
+  | { kind: 'err'; reason: LedgerRejection; detail: string | null };
 
 /** A script's `{'err', reason, detail}` reply, typed; an unknown reason is a ledger bug, not a client error. */
 export function rejectionOf(reply: readonly (string | null)[]): { kind: 'err'; reason: LedgerRejection; detail: string | null } {
@@ -316,15 +322,40 @@ export class BetStore {
       },
     )) as (string | null)[];
     if (reply[0] === 'err') return rejectionOf(reply);
-    return {
-      kind: reply[0] as 'ok' | 'dup',
-      state: reply[6] === 'settled' ? 'settled' : 'committed',
+    const ack = {
       betNonce: Number(reply[1]),
       rngIndex: Number(reply[2]),
       rngChainHead: reply[3] as string,
       committedAt: reply[4] as string,
       revealDeadline: reply[5] as string,
     };
+    if (reply[0] === 'dup') return { kind: 'dup', state: reply[6] === 'settled' ? 'settled' : 'committed', ...ack };
+    const r = reply as string[];
+    const bet: BetRecord = {
+      hash,
+      wallet,
+      state: 'committed',
+      game: r[7] as BetRecord['game'],
+      payload: r[8]!,
+      wager: BigInt(r[9]!),
+      stake: BigInt(r[10]!),
+      maxPayout: BigInt(r[11]!),
+      sessionPubkey: r[12] as Base58Key,
+      commitment: r[13] as Hex32,
+      betNonce: ack.betNonce,
+      rngIndex: ack.rngIndex,
+      rngChainId: Number(r[14]),
+      rngChainHead: ack.rngChainHead,
+      committedAt: ack.committedAt,
+      revealDeadline: ack.revealDeadline,
+      revealDeadlineMs: Number(r[15]),
+      commitSignature: args.sessionSignature,
+      ticketId: r[16]!,
+      turn: r[17]!,
+      source: r[18] === 'mcp' ? 'mcp' : 'api',
+      settlement: null,
+    };
+    return { kind: 'ok', state: 'committed', bet, ...ack };
   }
 
   async bet(hash: Hex32): Promise<BetRecord | null> {

@@ -8,6 +8,9 @@
 -- An MCP stake also counts against the wallet's agent window, checked and booked here (design §9).
 -- A wallet holds at most maxUnrevealed committed bets awaiting their reveal (a Sweeper turn, one per ticket,
 -- is not counted). Run after notAfterMs (Redis clock), when its client was already told 503, it does nothing.
+-- Replies {'ok' or 'dup', betNonce, rngIndex, rngChainHead, committedAt, revealDeadline, state}; 'ok' goes on with the
+-- stored bet's game, payload, wager, stake, maxPayout, sessionPubkey, commitment, rngChainId, revealDeadlineMs,
+-- ticketId, turn and source.
 -- KEYS: player, sessionKeys, prepared, bet, commitments, house, rng, journal, seq, pending, deadlines, ticket,
 --       agentWagers, agentWagered, walletPrepared
 -- Fields (store/script-fields.ts): hash (betPayloadHash), wallet, nowMs, committedAt, revealDeadlineMs, revealDeadline,
@@ -104,4 +107,6 @@ redis.call('ZADD', KEYS[11], deadlineMs, hash)
 journal(KEYS[8], KEYS[9], 'bet_committed', f.committedAt, cjson.encode({
   game = p[10], player = player[3], betPayloadHash = hash, betNonce = tonumber(p[8]), rngIndex = rngIndex,
   rngChainHead = chainHead, wager = p[3], ticketId = ticketId }))
-return {'ok', p[8], tostring(rngIndex), chainHead, f.committedAt, deadline, 'committed'}
+-- The bet as stored, so the process that took the commit can reveal it without reading it back.
+return {'ok', p[8], tostring(rngIndex), chainHead, f.committedAt, deadline, 'committed', p[10], p[2], p[3], stake, p[4],
+  p[6], p[7], tostring(chainId), tostring(deadlineMs), ticketId or '', p[12] or '', prep.source or 'api'}
