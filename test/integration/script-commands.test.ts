@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisServer } from '../../chaos/redis-server.ts';
 import { diceMultiplierBps, dicePayout } from '../../protocol/dice.ts';
-import { BetStore } from '../../store/bets.ts';
+import { BetStore, type BetRecord } from '../../store/bets.ts';
 import { Keys } from '../../store/keys.ts';
 import { LedgerStore } from '../../store/ledger.ts';
 import { createRedis, type Redis } from '../../store/redis.ts';
@@ -88,6 +88,7 @@ describe('a Dice bet in the ledger scripts', () => {
     );
     expect(prepared.llen).toBeUndefined();
 
+    let held: BetRecord | undefined;
     const committed = await commandsOf(async () => {
       const result = await bets.commit(hash, w, {
         nowMs: now,
@@ -102,7 +103,11 @@ describe('a Dice bet in the ledger scripts', () => {
         maxUnrevealed: 100,
       });
       expect(result).toMatchObject({ kind: 'ok', revealDeadline: new Date(now + 300_000).toISOString() });
+      if (result.kind === 'ok') held = result.bet;
     });
+    // The bet the commit returns, which its reveal uses instead of reading it, is the bet as stored.
+    expect(held).toEqual(await bets.bet(hash));
+    expect(held).toMatchObject({ revealDeadlineMs: now + 300_000, commitSignature: 'sig', stake: wager, maxPayout });
     // The bet, the house, the wallet and the RNG cursor: one HMGET each; the session key is the only HGET.
     expect({ hmget: committed.hmget, hget: committed.hget }).toEqual({ hmget: 4, hget: 1 });
 
