@@ -16,7 +16,7 @@ import { exposureRefusal, limitsOf, type LimitSettings } from '../protocol/house
 import { AmountError, microToNumber, parseAmount } from '../protocol/money.ts';
 import type { PlaySource, SeedReveal } from '../protocol/receipt.ts';
 import { verifyBase64Signature, verifySessionSignature } from '../protocol/signatures.ts';
-import type { AckSource, BetRecord, BetStore, PlayerTotals } from '../store/bets.ts';
+import type { AckSource, BetRecord, BetStore, PlayerTotals, PreparedBet, PrepareView } from '../store/bets.ts';
 import type { GameName, GameRegistry, PrepareInput } from './game.ts';
 
 export interface LifecycleSettings {
@@ -61,6 +61,16 @@ export interface LifecycleObserver {
   settled(game: GameName, source: PlaySource): void;
 }
 
+/** What prepare checks a bet or turn for. */
+export interface PreflightInput {
+  sessionPubkey: string;
+  commitment: string;
+  wager: bigint;
+  maxPayout: bigint;
+  exposure: bigint;
+  locks: 'stake' | 'play';
+}
+
 /** What a commit body carries besides the game's own fields. */
 export interface CommitBody {
   betPayload: unknown;
@@ -101,6 +111,9 @@ const NOT_AGENT_KEYS_LIMIT = 100_000;
 /** Bets a process holds from their commit to their reveal: a reveal follows within seconds, so thousands in flight. */
 const COMMITTED_LIMIT = 4096;
 
+/** How many wallets' next bet nonces a process remembers. */
+const NONCES_LIMIT = 100_000;
+
 export class BetLifecycle {
   /**
    * A wallet's agent key never changes once made, and a key made later is fresh random bytes, so a key once found
@@ -114,6 +127,13 @@ export class BetLifecycle {
    * script re-reads the bet's state, and what is held here is what the commit stored and never changes.
    */
   readonly #committed = new Map<string, { bet: BetRecord; ack: Ack }>();
+
+  /**
+   * The nonce each wallet's next bet carries, as this process last saw it (a prepare's read, or one more than its
+   * commit's). Prepare builds the payload with it and stores it in the same call as its read, which stores nothing
+   * when the nonce has moved on elsewhere; prepare then builds it again with the nonce it read.
+   */
+  readonly #nonces = new Map<string, number>();
 
   constructor(readonly deps: LifecycleDeps) {}
 
@@ -144,11 +164,15 @@ export class BetLifecycle {
    * open). The commit script checks them all again.
    * @returns the bet nonce the payload carries
    */
-  async preflight(
-    wallet: Address,
-    p: { sessionPubkey: string; commitment: string; wager: bigint; maxPayout: bigint; exposure: bigint; locks: 'stake' | 'play' },
-  ): Promise<number> {
-    const view = await this.deps.bets.prepareView(wallet, p.sessionPubkey, p.commitment);
+  async preflight(wallet: Address, p: PreflightInput): Promise<number> {
+    return this.checkView(await this.deps.bets.prepareView(wallet, p.sessionPubkey, p.commitment), p);
+  }
+
+  /**
+   * Prepare's checks on the state it read (`preflight`).
+   * @returns the bet nonce the payload carries
+   */
+  checkView(view: PrepareView, p: PreflightInput): number {
     if (view.sessionKeyStatus !== 'active') throw keyRejection(view.sessionKeyStatus);
     if (view.commitmentUsed) throw gameRejected('This commitment was used before; every bet needs a fresh client seed', 'commitment_used');
     if (p.locks === 'play' && p.exposure === 0n) return view.nonce;
@@ -180,32 +204,33 @@ export class BetLifecycle {
     return view.nonce;
   }
 
-  /** Step 1: the game plans the turn; the canonical payload is built, stored until it expires, and returned. */
+  /**
+   * Step 1: the game plans the turn; the canonical payload is built, stored until it expires, and returned. With the
+   * wallet's nonce known here, the payload is stored in the same call as prepare's read.
+   */
   async prepare(game: GameName, wallet: Address, input: PrepareInput, source: PlaySource) {
     const { bets, clock, settings } = this.deps;
     const { commitment } = input;
     if (!isHex32(commitment)) throw new PfwsError('INVALID_REQUEST', 'commitment must be 32 bytes of lowercase hex');
     await this.checkKeySource(wallet, input.sessionPubkey, source);
     const plan = await this.deps.games[game].planTurn(wallet, input);
-    const betNonce = await this.preflight(wallet, Object.assign({}, plan, { sessionPubkey: input.sessionPubkey, commitment }));
-    // Preflight found the key active in the wallet's key set, which holds only keys parsed when they were set up.
+    // Returned only once the checks found the key active in the wallet's key set, which holds only parsed keys.
     const sessionPubkey = input.sessionPubkey as Base58Key;
     const expiresAtMs = clock().getTime() + settings.prepareTtlMs;
-    const betPayload = {
-      protocol: PROTOCOL_ID,
-      game,
-      player: this.deps.aliasOf(wallet),
-      sessionPubkey,
-      betNonce,
-      wager: plan.wager.toString(),
-      params: plan.params,
-      commitment,
-      expiresAt: new Date(expiresAtMs).toISOString(),
-    } as BetPayload;
-    const betPayloadHash = betPayloadHashOf(betPayload);
-    await bets.savePrepared(
-      betPayloadHash,
-      {
+    const build = (betNonce: number) => {
+      const betPayload = {
+        protocol: PROTOCOL_ID,
+        game,
+        player: this.deps.aliasOf(wallet),
+        sessionPubkey,
+        betNonce,
+        wager: plan.wager.toString(),
+        params: plan.params,
+        commitment,
+        expiresAt: new Date(expiresAtMs).toISOString(),
+      } as BetPayload;
+      const hash = betPayloadHashOf(betPayload);
+      const bet: PreparedBet = {
         wallet,
         game,
         payload: JSON.stringify(betPayload),
@@ -219,11 +244,30 @@ export class BetLifecycle {
         ...(plan.ticketId ? { ticketId: plan.ticketId } : {}),
         ...(plan.turn ? { turn: plan.turn } : {}),
         source,
-      },
-      settings.prepareTtlMs,
-      settings.maxPreparedPerWallet,
-    );
-    return { betPayload, betPayloadHash, ...plan.reply };
+      };
+      return { betPayload, hash, bet };
+    };
+    const known = this.#nonces.get(wallet);
+    let built = known === undefined ? null : build(known);
+    const save = (b: NonNullable<typeof built>) => ({
+      hash: b.hash,
+      bet: b.bet,
+      ttlMs: settings.prepareTtlMs,
+      cap: settings.maxPreparedPerWallet,
+      locks: plan.locks,
+      limits: settings.limits,
+    });
+    const view = await bets.prepareView(wallet, input.sessionPubkey, commitment, built ? save(built) : undefined);
+    const betNonce = this.checkView(view, Object.assign({}, plan, { sessionPubkey: input.sessionPubkey, commitment }));
+    if (!built || built.bet.betNonce !== betNonce) built = build(betNonce);
+    if (!view.saved) await bets.savePrepared(built.hash, built.bet, settings.prepareTtlMs, settings.maxPreparedPerWallet);
+    this.#rememberNonce(wallet, betNonce);
+    return { betPayload: built.betPayload, betPayloadHash: built.hash, ...plan.reply };
+  }
+
+  #rememberNonce(wallet: Address, nonce: number): void {
+    if (this.#nonces.size >= NONCES_LIMIT && !this.#nonces.has(wallet)) this.#nonces.clear();
+    this.#nonces.set(wallet, nonce);
   }
 
   /**
@@ -257,6 +301,7 @@ export class BetLifecycle {
     const ack = this.deps.ackOf({ hash: betPayloadHash, ...result });
     if (result.kind === 'ok') {
       this.deps.observer?.committed(game);
+      this.#rememberNonce(wallet, result.betNonce + 1);
       if (this.#committed.size >= COMMITTED_LIMIT) this.#committed.delete(this.#committed.keys().next().value as string);
       this.#committed.set(betPayloadHash, { bet: result.bet, ack: { ...ack } });
     }

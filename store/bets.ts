@@ -39,6 +39,35 @@ export interface PrepareView {
   house: LockedTotals;
 }
 
+/** A prepared bet for `prepareView` to store in the same call, with what its commit will check it against. */
+export interface PreparedSave {
+  hash: Hex32;
+  bet: PreparedBet;
+  ttlMs: number;
+  cap: number;
+  /** A new stake (its wager against the balance and the limits) or a turn of a play (only the exposure it reserves). */
+  locks: 'stake' | 'play';
+  limits: LimitSettings;
+}
+
+/** A prepared bet as stored: one JSON string (amounts as decimal strings), so the commit script decodes it at once. */
+const preparedRecord = (bet: PreparedBet): string =>
+  JSON.stringify({
+    wallet: bet.wallet,
+    game: bet.game,
+    payload: bet.payload,
+    wager: bet.wager.toString(),
+    maxPayout: bet.maxPayout.toString(),
+    exposureDelta: bet.exposureDelta.toString(),
+    sessionPubkey: bet.sessionPubkey,
+    commitment: bet.commitment,
+    betNonce: String(bet.betNonce),
+    expiresAtMs: String(bet.expiresAtMs),
+    ticketId: bet.ticketId ?? '',
+    turn: bet.turn ?? '',
+    source: bet.source,
+  });
+
 export interface BetRecord {
   hash: Hex32;
   wallet: Address;
@@ -210,33 +239,42 @@ export class BetStore {
 
   /** Stores a prepared bet; past `cap` outstanding for its wallet, the oldest expires at once. */
   async savePrepared(hash: Hex32, bet: PreparedBet, ttlMs: number, cap: number): Promise<void> {
-    // One JSON string (amounts as decimal strings), so saving is one command and the commit script decodes it.
-    const record = {
-      wallet: bet.wallet,
-      game: bet.game,
-      payload: bet.payload,
-      wager: bet.wager.toString(),
-      maxPayout: bet.maxPayout.toString(),
-      exposureDelta: bet.exposureDelta.toString(),
-      sessionPubkey: bet.sessionPubkey,
-      commitment: bet.commitment,
-      betNonce: String(bet.betNonce),
-      expiresAtMs: String(bet.expiresAtMs),
-      ticketId: bet.ticketId ?? '',
-      turn: bet.turn ?? '',
-      source: bet.source,
-    };
     const k = this.keys;
-    await this.scripts.saveCapped([k.prepared(hash), k.preparedBets(bet.wallet)], [hash, JSON.stringify(record), ttlMs + 60_000, cap, k.preparedPrefix()]);
+    await this.scripts.saveCapped([k.prepared(hash), k.preparedBets(bet.wallet)], [hash, preparedRecord(bet), ttlMs + 60_000, cap, k.preparedPrefix()]);
   }
 
-  /** The state prepare checks, read atomically in one call; the key and commitment are looked up as sent. */
-  async prepareView(wallet: Address, sessionPubkey: string, commitment: string): Promise<PrepareView> {
+  /**
+   * The state prepare checks, read atomically in one call; the key and commitment are looked up as sent. With `save`,
+   * the same call stores the prepared bet as `savePrepared` does when it carries the wallet's nonce and passes its
+   * commit's checks (prepare_bet.lua); `saved` says whether it did.
+   */
+  async prepareView(wallet: Address, sessionPubkey: string, commitment: string, save?: PreparedSave): Promise<PrepareView & { saved: boolean }> {
     const k = this.keys;
-    const r = (await this.scripts.prepareView([k.sessionKeys(wallet), k.commitments(), k.player(wallet), k.house()], [sessionPubkey, commitment])) as (
-      | string
-      | number
-    )[];
+    const keys = [k.sessionKeys(wallet), k.commitments(), k.player(wallet), k.house()];
+    const fields = save
+      ? {
+          sessionPubkey,
+          commitment,
+          nonce: save.bet.betNonce,
+          id: save.hash,
+          record: preparedRecord(save.bet),
+          ttlMs: save.ttlMs + 60_000,
+          cap: save.cap,
+          recordKeyPrefix: k.preparedPrefix(),
+          locks: save.locks,
+          wager: save.bet.wager,
+          maxPayout: save.bet.maxPayout,
+          exposure: save.bet.exposureDelta,
+          maxExposureBps: save.limits.maxExposureBps,
+          maxPayoutBps: save.limits.maxPayoutBps,
+          maxBetBps: save.limits.maxBetBps,
+          maxWalletExposureBps: save.limits.maxWalletExposureBps ?? 10_000,
+        }
+      : { sessionPubkey, commitment };
+    const r = (await this.scripts.prepareBet(
+      save ? [...keys, k.prepared(save.hash), k.preparedBets(wallet)] : [...keys, k.prepared('-'), k.preparedBets(wallet)],
+      fields,
+    )) as (string | number)[];
     const big = (i: number) => BigInt(r[i] as string);
     return {
       sessionKeyStatus: (r[0] as string) || null,
@@ -255,6 +293,7 @@ export class BetStore {
         lpPayable: big(11),
         banked: big(12),
       },
+      saved: r[14] === 1,
     };
   }
 

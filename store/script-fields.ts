@@ -9,6 +9,7 @@ export type FieldValue = string | number | bigint | boolean;
 export interface ScriptFields {
   applyChainItem: ApplyChainItemFields;
   commitBet: CommitBetFields;
+  prepareBet: PrepareBetFields;
   openTicket: OpenTicketFields;
   settleTurn: SettleTurnFields;
   publishManifest: PublishManifestFields;
@@ -51,6 +52,26 @@ export interface ApplyChainItemFields extends Replay {
   wallet: string;
   jobId: string;
   shares: bigint;
+}
+
+/** prepare_bet.lua: what prepare checks, and with `id` the prepared bet, stored when it fits. */
+export interface PrepareBetFields {
+  sessionPubkey: string;
+  commitment: string;
+  nonce?: number;
+  id?: string;
+  record?: string;
+  ttlMs?: number;
+  cap?: number;
+  recordKeyPrefix?: string;
+  locks?: 'stake' | 'play';
+  wager?: bigint;
+  maxPayout?: bigint;
+  exposure?: bigint;
+  maxExposureBps?: number;
+  maxPayoutBps?: number;
+  maxBetBps?: number;
+  maxWalletExposureBps?: number;
 }
 
 /** commit_bet.lua: commits a prepared bet or turn. */

@@ -14,7 +14,7 @@ export const SCRIPTS = {
   revokeToken: 1,
   openTicket: 10,
   settleTurn: 14,
-  prepareView: 4,
+  prepareBet: 6,
   renewLease: 1,
   releaseLease: 1,
   setRngChain: 1,
@@ -53,6 +53,7 @@ export type Scripts = { [N in Exclude<ScriptName, Named>]: (keys: readonly strin
 const NAMED: ReadonlySet<string> = new Set<Named>([
   'applyChainItem',
   'commitBet',
+  'prepareBet',
   'openTicket',
   'settleTurn',
   'publishManifest',

@@ -123,6 +123,20 @@ local function check_wallet_exposure(walletExposure, reserve, nav, maxExposureBp
   return nil
 end
 
+-- Stores a per-wallet record (a prepared bet) and keeps at most `cap` of that kind per wallet: past the cap the oldest
+-- is void at once (issue 16). The wallet's list is in creation order and never longer than the cap; a record saved
+-- again moves to the end.
+local function save_capped(recordKey, listKey, id, record, ttlMs, cap, recordKeyPrefix)
+  redis.call('SET', recordKey, record, 'PX', ttlMs)
+  redis.call('LREM', listKey, 0, id)
+  local length = redis.call('RPUSH', listKey, id)
+  while length > cap do
+    redis.call('DEL', recordKeyPrefix .. redis.call('LPOP', listKey))
+    length = length - 1
+  end
+  redis.call('PEXPIRE', listKey, ttlMs)
+end
+
 -- Gives out the next RNG index, moving to the next committed chain when this one is used up.
 local function next_rng_index(rngKey)
   local r = redis.call('HMGET', rngKey, 'chainId', 'head', 'length', 'next', 'nextChainId', 'nextHead', 'nextLength')

@@ -39,10 +39,11 @@ afterAll(async () => {
 describe('ledger scripts', () => {
   it('run by EVALSHA, send their source once, and survive a flushed script cache', async () => {
     const scripts = defineScripts(redis);
-    const view = () => scripts.prepareView(['sk', 'commitments', 'player', 'house'], ['key', 'commitment']);
+    const view = () =>
+      scripts.prepareBet(['sk', 'commitments', 'player', 'house', 'prepared', 'walletPrepared'], { sessionPubkey: 'key', commitment: 'commitment' });
     // Concurrent calls, as requests make them in the API.
     const first = await Promise.all(Array.from({ length: 20 }, view));
-    expect(first[0]).toEqual(['', 0, '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0']);
+    expect(first[0]).toEqual(['', 0, '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', 0]);
     await redis.script('FLUSH');
     expect(await view()).toEqual(first[0]);
     await Promise.all(Array.from({ length: 20 }, view));
@@ -55,7 +56,8 @@ describe('ledger scripts', () => {
 
   it('go out as they are issued, not held until the commands before them are answered', async () => {
     const scripts = defineScripts(redis);
-    const view = () => scripts.prepareView(['sk', 'commitments', 'player', 'house'], ['key', 'commitment']);
+    const view = () =>
+      scripts.prepareBet(['sk', 'commitments', 'player', 'house', 'prepared', 'walletPrepared'], { sessionPubkey: 'key', commitment: 'commitment' });
     await view();
     const stream = (redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
     const write = stream.write;
@@ -77,7 +79,7 @@ describe('ledger scripts', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(writes).toBe(sent + 1);
       expect(await busy).toBe(1);
-      expect(await viewed).toEqual(['', 0, '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0']);
+      expect(await viewed).toEqual(['', 0, '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', 0]);
     } finally {
       stream.write = write;
     }
@@ -86,7 +88,9 @@ describe('ledger scripts', () => {
   it('a script that fails reports its error once and is not retried', async () => {
     const scripts = defineScripts(redis);
     await redis.set('sk', 'not a hash');
-    await expect(scripts.prepareView(['sk', 'commitments', 'player', 'house'], ['key', 'commitment'])).rejects.toThrow(/WRONGTYPE/);
+    await expect(
+      scripts.prepareBet(['sk', 'commitments', 'player', 'house', 'prepared', 'walletPrepared'], { sessionPubkey: 'key', commitment: 'commitment' }),
+    ).rejects.toThrow(/WRONGTYPE/);
     await redis.del('sk');
   });
 });
