@@ -112,7 +112,7 @@ const NOT_AGENT_KEYS_LIMIT = 100_000;
 const COMMITTED_LIMIT = 4096;
 
 /** How many wallets' next bet nonces a process remembers. */
-const NONCES_LIMIT = 100_000;
+const NONCES_LIMIT = 10_000;
 
 export class BetLifecycle {
   /**
