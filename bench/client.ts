@@ -166,6 +166,51 @@ export function poolFor(api: string, connections: number): { pool: Pool; apiPath
   return { pool: new Pool(url.origin, { connections, pipelining: 1 }), apiPath: url.pathname };
 }
 
+/**
+ * Starts `task` `rate` times a second for `durationMs`, each on a player not busy with one already (a start that finds
+ * none counts as `behind`), and waits for the last to finish.
+ */
+export async function runAtRate<P>(
+  players: readonly P[],
+  rate: number,
+  durationMs: number,
+  task: (player: P) => Promise<unknown>,
+): Promise<{ done: number; errors: number; behind: number }> {
+  const free = [...players];
+  const stats = { done: 0, errors: 0, behind: 0 };
+  const inFlight = new Set<Promise<void>>();
+  const t0 = performance.now();
+  let started = 0;
+  while (performance.now() - t0 < durationMs) {
+    const due = Math.floor(((performance.now() - t0) * rate) / 1000);
+    while (started < due) {
+      started++;
+      const p = free.pop();
+      if (!p) {
+        stats.behind++;
+        continue;
+      }
+      const tracked: Promise<void> = task(p)
+        .then(
+          () => {
+            stats.done++;
+          },
+          (err) => {
+            if (stats.errors++ < 5) console.error(String(err));
+          },
+        )
+        .finally(() => {
+          free.push(p);
+          inFlight.delete(tracked);
+        });
+      inFlight.add(tracked);
+    }
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  await Promise.all(inFlight);
+  return stats;
+}
+
 /** Runs `task` in `concurrency` loops for `durationMs`; returns completions. */
 export async function runFor(
   concurrency: number,

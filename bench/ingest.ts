@@ -5,7 +5,7 @@
 // Also reports where the main process's CPU went, per thread, and how far analytics trailed settlement.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { Timer, poolFor } from './client.ts';
+import { Timer, poolFor, runAtRate } from './client.ts';
 import { onboardPlayers } from './dice.ts';
 import { startBenchService } from './service.ts';
 import { ShipperLagSampler } from './shipper-lag.ts';
@@ -73,43 +73,8 @@ async function measure(env: Record<string, string>, lag: boolean): Promise<Side>
     const players = await onboardPlayers(service, PLAYERS, 1_000);
     const { pool, apiPath } = poolFor(service.api, PLAYERS);
     for (const p of players) Object.assign(p, { pool, apiPath });
-    const free = [...players];
     const timer = new Timer();
-    const drive = async (ms: number) => {
-      const stats = { done: 0, errors: 0, behind: 0 };
-      const inFlight = new Set<Promise<void>>();
-      const t0 = performance.now();
-      let started = 0;
-      while (performance.now() - t0 < ms) {
-        const due = Math.floor(((performance.now() - t0) * RATE) / 1000);
-        while (started < due) {
-          started++;
-          const p = free.pop();
-          if (!p) {
-            stats.behind++;
-            continue;
-          }
-          const tracked: Promise<void> = p
-            .diceBet(timer)
-            .then(
-              () => {
-                stats.done++;
-              },
-              (err) => {
-                if (stats.errors++ < 5) console.error(String(err));
-              },
-            )
-            .finally(() => {
-              free.push(p);
-              inFlight.delete(tracked);
-            });
-          inFlight.add(tracked);
-        }
-        await new Promise((r) => setTimeout(r, 2));
-      }
-      await Promise.all(inFlight);
-      return stats;
-    };
+    const drive = (ms: number) => runAtRate(players, RATE, ms, (p) => p.diceBet(timer));
     await drive(WARMUP_MS);
     const sampler = lag ? new ShipperLagSampler(service) : null;
     sampler?.start();

@@ -18,6 +18,7 @@ import { benchMixed } from './mixed.ts';
 import { benchIngest } from './ingest.ts';
 import { benchRedisClient } from './redis-client.ts';
 import { benchRetention } from './retention.ts';
+import { benchRedisLatency } from './redis-latency.ts';
 import { RedisServer } from '../chaos/redis-server.ts';
 
 /** What a benchmark gets: the shared service (started on first use), and a way to stop it to have the machine alone. */
@@ -71,6 +72,11 @@ const BENCHES: Record<string, Bench> = {
   sse: async ({ service }) => benchSse(await service()),
   'redis-client': async () => benchRedisClient(),
   retention: async () => benchRetention(),
+  // Two services of its own (Redis behind a delaying proxy, then direct), each alone on the machine.
+  latency: async ({ stopService }) => {
+    await stopService();
+    return benchRedisLatency(SERVICE_ENV);
+  },
   // Two services of its own, one after the other, each alone on the machine.
   ingest: async ({ stopService }) => {
     await stopService();
