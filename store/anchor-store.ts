@@ -223,10 +223,13 @@ export class AnchorStore {
    * between batches resumes exactly where it stopped.
    */
   async fillBatch(anchors: { receiptId: string; anchorJson: string }[], filledTo: number): Promise<void> {
-    const multi = this.redis.multi();
-    for (const a of anchors) multi.hset(this.keys.receipt(a.receiptId), 'anchor', a.anchorJson);
-    multi.hset(this.keys.anchor(), 'filled', String(filledTo));
-    await pipelineReplies(multi);
+    const keys = [this.keys.anchor()];
+    const args: string[] = [String(filledTo)];
+    for (const a of anchors) {
+      keys.push(this.keys.receipt(a.receiptId));
+      args.push(a.anchorJson);
+    }
+    await this.scripts.fillAnchors(keys, args);
     for (const a of anchors) {
       this.#anchorsForArchive.put(a.receiptId, a.anchorJson);
       this.#anchorsForBundles.put(a.receiptId, a.anchorJson);

@@ -39,8 +39,9 @@ export const SCRIPTS = {
   restoreTicketOpen: 9,
   restoreRecord: 7,
   restoreCommits: 3,
-  // -1: any number of keys (prune_settled.lua names the records it drops).
+  // -1: any number of keys (prune_settled.lua names the records it drops, fill_anchors.lua the receipts it fills).
   pruneSettled: -1,
+  fillAnchors: -1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,12 +1,13 @@
-// What a Dice bet's ledger scripts ask of Redis (issue 25): a script reads nothing it has read already, and a write
-// whose reply says what a read would does without the read. Counted with INFO commandstats on a redis-server of the
-// test's own, so nothing else runs commands meanwhile.
+// What the ledger scripts ask of Redis (issue 25): a Dice bet's scripts read nothing they have read already, and a
+// write whose reply says what a read would does without the read; an anchor fill batch is one command. Counted with
+// INFO commandstats on a redis-server of the test's own, so nothing else runs commands meanwhile.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisServer } from '../../chaos/redis-server.ts';
 import { diceMultiplierBps, dicePayout } from '../../protocol/dice.ts';
+import { AnchorStore } from '../../store/anchor-store.ts';
 import { BetStore, type BetRecord } from '../../store/bets.ts';
 import { Keys } from '../../store/keys.ts';
 import { LedgerStore } from '../../store/ledger.ts';
@@ -48,7 +49,7 @@ afterAll(async () => {
   rmSync(server.options.dir, { recursive: true, force: true });
 });
 
-describe('a Dice bet in the ledger scripts', () => {
+describe('the ledger scripts', () => {
   it('prepares, commits and settles without reading what the script read or was just told', async () => {
     const keys = new Keys('cmds');
     const scripts = defineScripts(redis);
@@ -145,5 +146,17 @@ describe('a Dice bet in the ledger scripts', () => {
     await settle('{"new":2}');
     expect(await redis.lrange(recent, 0, 0)).toEqual(['{"new":2}']);
     expect(await redis.llen(recent)).toBe(50);
+  });
+
+  it('fills a batch of anchors, and moves the fill cursor, in one command', async () => {
+    const keys = new Keys('fill');
+    const store = new AnchorStore(redis, keys, defineScripts(redis));
+    const anchors = ['a', 'b', 'c'].map((id) => ({ receiptId: `dice_${id}`, anchorJson: `{"of":"${id}"}` }));
+    // The script's first call loads it.
+    await store.fillBatch([], 0);
+    const sent = await commandsOf(() => store.fillBatch(anchors, 3));
+    expect(sent).toEqual({ evalsha: 1, hset: 4 });
+    expect(await redis.hget(keys.receipt('dice_b'), 'anchor')).toBe('{"of":"b"}');
+    expect(await redis.hget(keys.anchor(), 'filled')).toBe('3');
   });
 });
