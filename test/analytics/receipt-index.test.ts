@@ -31,6 +31,13 @@ describe('receiptIndexOf', () => {
     expect(parse).not.toHaveBeenCalled();
   });
 
+  it('reads fields with multi-byte characters from the stored bytes as from the text', () => {
+    const r = fixture.receipts[0] as Json;
+    const accented = { ...r, id: `é${r.id}`, player: 'p_é✓𝄞', status: 'wön', anchor: { ...r.anchor, status: 'ançhored' } };
+    expect(receiptIndexOf(Buffer.from(JSON.stringify(accented)))).toEqual(expected(accented));
+    expect(receiptIndexOf(JSON.stringify(accented))).toEqual(expected(accented));
+  });
+
   it('parses any other shape in full, to the same fields', () => {
     const r = fixture.receipts[0] as Json;
     const reordered = Object.fromEntries(Object.entries(r).reverse());
