@@ -249,15 +249,10 @@ export class BetLifecycle {
     };
     const known = this.#nonces.get(wallet);
     let built = known === undefined ? null : build(known);
-    const save = (b: NonNullable<typeof built>) => ({
-      hash: b.hash,
-      bet: b.bet,
-      ttlMs: settings.prepareTtlMs,
-      cap: settings.maxPreparedPerWallet,
-      locks: plan.locks,
-      limits: settings.limits,
-    });
-    const view = await bets.prepareView(wallet, input.sessionPubkey, commitment, built ? save(built) : undefined);
+    const save = built
+      ? { hash: built.hash, bet: built.bet, ttlMs: settings.prepareTtlMs, cap: settings.maxPreparedPerWallet, locks: plan.locks, limits: settings.limits }
+      : undefined;
+    const view = await bets.prepareView(wallet, input.sessionPubkey, commitment, save);
     const betNonce = this.checkView(view, Object.assign({}, plan, { sessionPubkey: input.sessionPubkey, commitment }));
     if (!built || built.bet.betNonce !== betNonce) built = build(betNonce);
     if (!view.saved) await bets.savePrepared(built.hash, built.bet, settings.prepareTtlMs, settings.maxPreparedPerWallet);
